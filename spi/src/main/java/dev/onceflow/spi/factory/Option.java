@@ -1,0 +1,188 @@
+package dev.onceflow.spi.factory;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One declared connector option: key, type, default, description and validation, declared once
+ * and used to validate job files, print {@code --help} and generate the options tables in
+ * {@code docs/}. Immutable; each method returns a new option.
+ *
+ * <pre>{@code
+ * static final Option<Long> ROWS = Option.longOption("rows")
+ *         .defaultValue(1000L).atLeast(1L).description("Number of records; omit for unbounded.");
+ * }</pre>
+ *
+ * @param <T> the value type
+ */
+public final class Option<T> {
+
+    private final String key;
+    private final String typeName;
+    private final Function<String, T> parser;
+    private final T defaultValue;
+    private final boolean required;
+    private final String description;
+    private final Predicate<T> validator;
+    private final String accepted;
+
+    private Option(String key, String typeName, Function<String, T> parser, T defaultValue, boolean required,
+            String description, Predicate<T> validator, String accepted) {
+        this.key = Objects.requireNonNull(key, "key");
+        this.typeName = typeName;
+        this.parser = parser;
+        this.defaultValue = defaultValue;
+        this.required = required;
+        this.description = description;
+        this.validator = validator;
+        this.accepted = accepted;
+    }
+
+    /** A text option. */
+    public static Option<String> stringOption(String key) {
+        return new Option<>(key, "string", s -> s, null, false, "", v -> true, "any text");
+    }
+
+    /** A whole-number option. */
+    public static Option<Long> longOption(String key) {
+        return new Option<>(key, "long", Long::valueOf, null, false, "", v -> true, "a whole number");
+    }
+
+    /** A 32-bit whole-number option. */
+    public static Option<Integer> intOption(String key) {
+        return new Option<>(key, "int", Integer::valueOf, null, false, "", v -> true, "a whole number");
+    }
+
+    /** A {@code true}/{@code false} option. */
+    public static Option<Boolean> booleanOption(String key) {
+        return new Option<>(key, "boolean", Option::parseBoolean, null, false, "", v -> true, "true or false");
+    }
+
+    /** A duration such as {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h} (a bare number means milliseconds). */
+    public static Option<Duration> durationOption(String key) {
+        return new Option<>(key, "duration", Option::parseDuration, null, false, "", v -> true,
+                "a duration such as 500ms, 10s, 5m");
+    }
+
+    /** One of an enum's constants, matched case-insensitively with {@code -} for {@code _}. */
+    public static <E extends Enum<E>> Option<E> enumOption(String key, Class<E> type) {
+        StringBuilder names = new StringBuilder();
+        for (E constant : type.getEnumConstants()) {
+            names.append(names.length() == 0 ? "" : ", ").append(constant.name());
+        }
+        return new Option<>(key, "enum", s -> Enum.valueOf(type, s.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
+                null, false, "", v -> true, "one of " + names);
+    }
+
+    /** This option with a default, used when the job file does not set it. */
+    public Option<T> defaultValue(T value) {
+        return new Option<>(key, typeName, parser, value, false, description, validator, accepted);
+    }
+
+    /** This option, which must be set. */
+    public Option<T> required() {
+        return new Option<>(key, typeName, parser, null, true, description, validator, accepted);
+    }
+
+    /** This option with its documentation text. */
+    public Option<T> description(String text) {
+        return new Option<>(key, typeName, parser, defaultValue, required, text, validator, accepted);
+    }
+
+    /** This option, accepting only values that pass {@code test}, described as {@code whatIsAccepted}. */
+    public Option<T> validate(Predicate<T> test, String whatIsAccepted) {
+        return new Option<>(key, typeName, parser, defaultValue, required, description, validator.and(test),
+                whatIsAccepted);
+    }
+
+    /** Shorthand for a lower bound on a comparable value. */
+    public <C extends Comparable<C>> Option<T> atLeast(C minimum) {
+        @SuppressWarnings("unchecked")
+        Predicate<T> test = v -> ((C) v).compareTo(minimum) >= 0;
+        return validate(test, accepted + " >= " + minimum);
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String typeName() {
+        return typeName;
+    }
+
+    public Optional<T> defaultValue() {
+        return Optional.ofNullable(defaultValue);
+    }
+
+    public boolean isRequired() {
+        return required;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** What values are accepted, in words, for error messages and docs. */
+    public String accepted() {
+        return accepted;
+    }
+
+    /**
+     * Parses and validates a raw value.
+     *
+     * @throws OptionException naming the option, the value and what is accepted
+     */
+    public T parse(String owner, String raw) {
+        T value;
+        try {
+            value = parser.apply(raw.trim());
+        } catch (RuntimeException e) {
+            throw new OptionException(owner + ": option '" + key + "' has value '" + raw + "'; expected " + accepted);
+        }
+        if (!validator.test(value)) {
+            throw new OptionException(owner + ": option '" + key + "' has value '" + raw + "'; expected " + accepted);
+        }
+        return value;
+    }
+
+    private static Boolean parseBoolean(String s) {
+        if (s.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (s.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException(s);
+    }
+
+    /** Parses {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 2d}, or a bare number of milliseconds. */
+    public static Duration parseDuration(String text) {
+        String s = text.trim().toLowerCase(Locale.ROOT);
+        int split = 0;
+        while (split < s.length() && Character.isDigit(s.charAt(split))) {
+            split++;
+        }
+        if (split == 0) {
+            throw new IllegalArgumentException("not a duration: " + text);
+        }
+        long amount = Long.parseLong(s.substring(0, split));
+        String unit = s.substring(split).trim();
+        return switch (unit) {
+            case "", "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            case "m", "min" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            case "d" -> Duration.ofDays(amount);
+            default -> throw new IllegalArgumentException("unknown duration unit '" + unit + "' in " + text);
+        };
+    }
+
+    @Override
+    public String toString() {
+        return key;
+    }
+}

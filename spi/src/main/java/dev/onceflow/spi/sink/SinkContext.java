@@ -1,0 +1,44 @@
+package dev.onceflow.spi.sink;
+
+import java.util.OptionalLong;
+
+/**
+ * Who a sink writer is: the coordinates from which it derives deterministic transaction ids, so
+ * that after a crash it can find and abort what a previous attempt left open.
+ *
+ * @param jobName the job's name, stable across restarts of the same job
+ * @param sinkUid the sink operator's uid, stable across restarts and job changes
+ * @param subtaskIndex this writer's parallel index, {@code 0 <= subtaskIndex < parallelism}
+ * @param parallelism number of parallel writers now
+ * @param restoredParallelism number of parallel writers when the restored checkpoint was taken
+ *     ({@code parallelism} if nothing was restored)
+ * @param restoredCheckpointId the checkpoint this attempt restored from, if any
+ * @param attemptId unique per process attempt; use it in names that must never collide across
+ *     attempts (file names), never in ids that recovery must find again (transaction ids)
+ */
+public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int parallelism,
+        int restoredParallelism, OptionalLong restoredCheckpointId, String attemptId) {
+
+    public SinkContext {
+        if (subtaskIndex < 0 || subtaskIndex >= parallelism) {
+            throw new IllegalArgumentException("subtask " + subtaskIndex + " outside parallelism " + parallelism);
+        }
+    }
+
+    /**
+     * The deterministic transaction id of {@code subtask}'s transaction for checkpoint
+     * {@code checkpointId}: {@code <job>-<sinkUid>-<subtask>-<checkpointId>}. Rule 2PC-8.
+     */
+    public String transactionId(int subtask, long checkpointId) {
+        return jobName + "-" + sinkUid + "-" + subtask + "-" + checkpointId;
+    }
+
+    /**
+     * Whether this writer is responsible for cleaning up after {@code formerSubtask} of an earlier
+     * attempt: its own index, and after a scale-down the indexes that no longer exist
+     * ({@code formerSubtask % parallelism == subtaskIndex}).
+     */
+    public boolean ownsFormerSubtask(int formerSubtask) {
+        return formerSubtask % parallelism == subtaskIndex;
+    }
+}
