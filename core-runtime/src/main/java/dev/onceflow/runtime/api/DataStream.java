@@ -1,0 +1,113 @@
+package dev.onceflow.runtime.api;
+
+import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.operator.FilterOperator;
+import dev.onceflow.runtime.operator.FlatMapOperator;
+import dev.onceflow.runtime.operator.IdempotentSinkOperator;
+import dev.onceflow.runtime.operator.MapOperator;
+import dev.onceflow.runtime.operator.TwoPhaseCommitSinkOperator;
+import dev.onceflow.runtime.operator.WriteAheadSinkOperator;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import dev.onceflow.spi.sink.GenericWriteAheadSink;
+import dev.onceflow.spi.sink.IdempotentSink;
+import dev.onceflow.spi.sink.Sink;
+import dev.onceflow.spi.sink.TwoPhaseCommitSink;
+
+/**
+ * A stream of records in a job under construction. Functions passed to {@link #map},
+ * {@link #filter} and {@link #flatMap} are shared by all parallel subtasks and must be stateless;
+ * use a keyed process function for state.
+ */
+public class DataStream<T> {
+
+    protected final StreamEnvironment environment;
+    protected final Transformation transformation;
+
+    DataStream(StreamEnvironment environment, Transformation transformation) {
+        this.environment = environment;
+        this.transformation = transformation;
+    }
+
+    /** Stable identity of this step's state across restarts and job versions. Set it on every stateful step. */
+    public DataStream<T> uid(String uid) {
+        transformation.setUid(uid);
+        return this;
+    }
+
+    public DataStream<T> name(String name) {
+        transformation.setName(name);
+        return this;
+    }
+
+    public DataStream<T> parallelism(int parallelism) {
+        transformation.setParallelism(parallelism);
+        return this;
+    }
+
+    public <R> DataStream<R> map(MapFunction<T, R> function) {
+        return next("map", new Transformation.Partitioning.Forward(), () -> new MapOperator<>(function));
+    }
+
+    public DataStream<T> filter(FilterFunction<T> function) {
+        return next("filter", new Transformation.Partitioning.Forward(), () -> new FilterOperator<>(function));
+    }
+
+    public <R> DataStream<R> flatMap(FlatMapFunction<T, R> function) {
+        return next("flatMap", new Transformation.Partitioning.Forward(), () -> new FlatMapOperator<>(function));
+    }
+
+    /**
+     * Partitions by key. {@code keySerializer} writes keys into keyed state checkpoints; use
+     * {@link dev.onceflow.spi.serialization.Serializers#STRING} and friends for JDK types.
+     */
+    public <K> KeyedStream<T, K> keyBy(KeySelector<T, K> keySelector, SimpleVersionedSerializer<K> keySerializer) {
+        return new KeyedStream<>(environment, transformation, keySelector, keySerializer);
+    }
+
+    /** Writes the stream to a sink; the runtime picks the operator for the sink's contract. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public SinkStream sinkTo(Sink<T> sink) {
+        java.util.function.Supplier<dev.onceflow.runtime.operator.StreamOperator<?>> factory;
+        if (sink instanceof TwoPhaseCommitSink twoPhase) {
+            factory = () -> new TwoPhaseCommitSinkOperator<>(twoPhase);
+        } else if (sink instanceof GenericWriteAheadSink writeAhead) {
+            factory = () -> new WriteAheadSinkOperator<>(writeAhead);
+        } else {
+            IdempotentSink<T> idempotent = (IdempotentSink<T>) sink;
+            factory = () -> new IdempotentSinkOperator<>(idempotent);
+        }
+        Transformation t = environment.add(Transformation.Kind.SINK, "sink", transformation,
+                new Transformation.Partitioning.Forward(), factory);
+        return new SinkStream(t);
+    }
+
+    <R> DataStream<R> next(String name, Transformation.Partitioning partitioning,
+            java.util.function.Supplier<? extends dev.onceflow.runtime.operator.StreamOperator<?>> factory) {
+        return new DataStream<>(environment,
+                environment.add(Transformation.Kind.OPERATOR, name, transformation, partitioning, factory));
+    }
+
+    /** The end of a pipeline, to name and size the sink. */
+    public static final class SinkStream {
+        private final Transformation transformation;
+
+        SinkStream(Transformation transformation) {
+            this.transformation = transformation;
+        }
+
+        public SinkStream uid(String uid) {
+            transformation.setUid(uid);
+            return this;
+        }
+
+        public SinkStream name(String name) {
+            transformation.setName(name);
+            return this;
+        }
+
+        public SinkStream parallelism(int parallelism) {
+            transformation.setParallelism(parallelism);
+            return this;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.onceflow.runtime.api;
+
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.config.CommitRetry;
+import dev.onceflow.runtime.config.RestartStrategy;
+import dev.onceflow.runtime.execution.JobClient;
+import dev.onceflow.runtime.execution.JobExecutionException;
+import dev.onceflow.runtime.execution.JobResult;
+import dev.onceflow.runtime.execution.RestoreSetting;
+import dev.onceflow.runtime.graph.JobPlan;
+import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.operator.SourceOperator;
+import dev.onceflow.spi.source.ReplayableSource;
+import java.io.IOException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Where a job is declared and run.
+ *
+ * <pre>{@code
+ * StreamEnvironment env = StreamEnvironment.create()
+ *         .setParallelism(2)
+ *         .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1)));
+ * env.fromSource(source, "events").uid("events")
+ *    .keyBy(Event::key, Serializers.STRING)
+ *    .process(CountPerKey::new).uid("count")
+ *    .sinkTo(sink).uid("files");
+ * env.execute("keyed-count");
+ * }</pre>
+ *
+ * <p>A job is one linear pipeline: a source, any number of steps, a sink.
+ */
+public final class StreamEnvironment {
+
+    private int parallelism = 1;
+    private int maxParallelism = 128;
+    private CheckpointConfig checkpointConfig = CheckpointConfig.defaults();
+    private RestartStrategy restartStrategy = RestartStrategy.none();
+    private CommitRetry commitRetry = CommitRetry.DEFAULT;
+    private RestoreSetting restore = RestoreSetting.fresh();
+    private boolean allowNonRestoredState;
+    private int nextIndex;
+    private Transformation sink;
+
+    private StreamEnvironment() {
+    }
+
+    public static StreamEnvironment create() {
+        return new StreamEnvironment();
+    }
+
+    /** Default parallelism of every step that does not set its own. */
+    public StreamEnvironment setParallelism(int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, got " + value);
+        }
+        this.parallelism = value;
+        return this;
+    }
+
+    /** Number of key groups: the upper bound for the parallelism of keyed steps, fixed for the job's life. */
+    public StreamEnvironment setMaxParallelism(int value) {
+        if (value < 1 || value > 32768) {
+            throw new IllegalArgumentException("max parallelism must be in 1..32768, got " + value);
+        }
+        this.maxParallelism = value;
+        return this;
+    }
+
+    public StreamEnvironment setCheckpointConfig(CheckpointConfig value) {
+        this.checkpointConfig = value;
+        return this;
+    }
+
+    public CheckpointConfig checkpointConfig() {
+        return checkpointConfig;
+    }
+
+    public StreamEnvironment setRestartStrategy(RestartStrategy value) {
+        this.restartStrategy = value;
+        return this;
+    }
+
+    public StreamEnvironment setCommitRetry(CommitRetry value) {
+        this.commitRetry = value;
+        return this;
+    }
+
+    /** Where the job starts: fresh (default), the latest checkpoint, or a given savepoint. */
+    public StreamEnvironment setRestore(RestoreSetting value) {
+        this.restore = value;
+        return this;
+    }
+
+    /** Allows restoring a savepoint that holds state of operators the job no longer has. */
+    public StreamEnvironment setAllowNonRestoredState(boolean value) {
+        this.allowNonRestoredState = value;
+        return this;
+    }
+
+    /** Starts the pipeline with a replayable source. */
+    public <T> DataStream<T> fromSource(ReplayableSource<T, ?, ?> source, String name) {
+        if (nextIndex > 0) {
+            throw new IllegalStateException("a job has exactly one source");
+        }
+        Transformation t = new Transformation(nextIndex++, Transformation.Kind.SOURCE, name, null,
+                new Transformation.Partitioning.Forward(), () -> new SourceOperator<>(source), source);
+        return new DataStream<>(this, t);
+    }
+
+    Transformation add(Transformation.Kind kind, String name, Transformation input, Transformation.Partitioning partitioning,
+            java.util.function.Supplier<? extends dev.onceflow.runtime.operator.StreamOperator<?>> factory) {
+        Transformation t = new Transformation(nextIndex++, kind, name, input, partitioning, factory, null);
+        if (kind == Transformation.Kind.SINK) {
+            if (sink != null) {
+                throw new IllegalStateException("a job has exactly one sink");
+            }
+            sink = t;
+        }
+        return t;
+    }
+
+    /** The physical plan of the declared job. */
+    public JobPlan plan() {
+        if (sink == null) {
+            throw new IllegalStateException("the job has no sink; end the pipeline with sinkTo(...)");
+        }
+        return JobPlan.of(sink, parallelism, maxParallelism);
+    }
+
+    /** Starts the job and returns at once. */
+    public JobClient executeAsync(String jobName) throws IOException {
+        if (!jobName.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("job name '" + jobName
+                    + "' may contain only letters, digits, '.', '_' and '-' (it names the checkpoint directory)");
+        }
+        return JobClient.start(jobName, plan(), checkpointConfig, commitRetry, restartStrategy, restore,
+                allowNonRestoredState);
+    }
+
+    /** Runs the job to its end. */
+    public JobResult execute(String jobName) throws JobExecutionException, IOException, InterruptedException {
+        try {
+            return executeAsync(jobName).result().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof JobExecutionException j) {
+                throw j;
+            }
+            throw new JobExecutionException("job " + jobName + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+}

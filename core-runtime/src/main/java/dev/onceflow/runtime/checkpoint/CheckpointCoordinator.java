@@ -1,0 +1,290 @@
+package dev.onceflow.runtime.checkpoint;
+
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.fault.FaultPoints;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Triggers checkpoints at the sources, collects every task's acknowledgement, completes a
+ * checkpoint by writing its metadata, and only then tells tasks (and so sinks) that it is
+ * complete. Every method runs on the coordinator thread ({@code executor}, single-threaded), so
+ * the coordinator's fields need no locks; other threads submit to it.
+ */
+public final class CheckpointCoordinator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
+
+    /** The rest of the job, as the coordinator sees it. */
+    public interface Participants {
+
+        /** Number of tasks that must acknowledge each checkpoint. */
+        int taskCount();
+
+        /** Snapshots every enumerator; runs before the sources see the trigger. */
+        List<CheckpointMetadata.EnumeratorStateRef> snapshotEnumerators(long checkpointId) throws Exception;
+
+        /** Sends the trigger to every source task's mailbox. */
+        void triggerSources(CheckpointBarrier barrier);
+
+        void notifyComplete(long checkpointId);
+
+        void notifyAborted(long checkpointId);
+
+        void failJob(Throwable cause);
+    }
+
+    private final String jobName;
+    private final int maxParallelism;
+    private final CheckpointConfig config;
+    private final CheckpointStorage storage;
+    private final ScheduledExecutorService executor;
+    private final Participants participants;
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private final List<CheckpointStats> history = new ArrayList<>();
+    private long nextId;
+    private long lastCompletionNanos;
+    private int consecutiveFailures;
+    private boolean finalRequested;
+    private boolean shutdown;
+    private ScheduledFuture<?> periodic;
+    private volatile Path lastCompleted;
+    private volatile CheckpointStats lastStats;
+
+    public CheckpointCoordinator(String jobName, int maxParallelism, CheckpointConfig config, CheckpointStorage storage,
+            ScheduledExecutorService executor, Participants participants, long firstCheckpointId) {
+        this.jobName = jobName;
+        this.maxParallelism = maxParallelism;
+        this.config = config;
+        this.storage = storage;
+        this.executor = executor;
+        this.participants = participants;
+        this.nextId = firstCheckpointId;
+    }
+
+    /** Starts periodic checkpoints if an interval is set. Call on the coordinator thread. */
+    public void start() {
+        lastCompletionNanos = System.nanoTime() - config.minPause().toNanos();
+        if (config.periodic()) {
+            long interval = config.interval().toMillis();
+            periodic = executor.scheduleWithFixedDelay(this::periodicTrigger, interval, interval, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Stops triggering; pending checkpoints are left to the job's teardown. */
+    public void shutdown() {
+        shutdown = true;
+        if (periodic != null) {
+            periodic.cancel(false);
+        }
+    }
+
+    /** The directory of the last checkpoint this coordinator completed, or {@code null}. */
+    public Path lastCompleted() {
+        return lastCompleted;
+    }
+
+    public CheckpointStats lastStats() {
+        return lastStats;
+    }
+
+    private void periodicTrigger() {
+        if (shutdown || finalRequested || pending.size() >= config.maxConcurrent()
+                || System.nanoTime() - lastCompletionNanos < config.minPause().toNanos()) {
+            return;
+        }
+        trigger(CheckpointKind.CHECKPOINT, false, null);
+    }
+
+    /** Every source reached its end: take the final checkpoint, after which the job finishes. */
+    public void triggerFinal() {
+        if (!finalRequested) {
+            finalRequested = true;
+            if (periodic != null) {
+                periodic.cancel(false);
+            }
+            trigger(CheckpointKind.CHECKPOINT, true, null);
+        }
+    }
+
+    /** Takes a savepoint; with {@code stop}, the job finishes once it completes. */
+    public CompletableFuture<Path> triggerSavepoint(boolean stop) {
+        CompletableFuture<Path> result = new CompletableFuture<>();
+        if (shutdown || finalRequested) {
+            result.completeExceptionally(new IllegalStateException("the job is finishing; no savepoint can be taken"));
+            return result;
+        }
+        if (stop) {
+            finalRequested = true;
+            if (periodic != null) {
+                periodic.cancel(false);
+            }
+        }
+        trigger(CheckpointKind.SAVEPOINT, stop, result);
+        return result;
+    }
+
+    private void trigger(CheckpointKind kind, boolean terminal, CompletableFuture<Path> savepoint) {
+        long id = nextId++;
+        long timestamp = System.currentTimeMillis();
+        Pending p = new Pending(id, kind, terminal, System.nanoTime(), timestamp, savepoint);
+        try {
+            p.enumerators = participants.snapshotEnumerators(id);
+        } catch (Exception e) {
+            LOG.warn("Checkpoint {} failed: an enumerator could not snapshot: {}", id, e.toString());
+            failed(p, "enumerator snapshot failed: " + e);
+            return;
+        }
+        pending.put(id, p);
+        p.timeout = executor.schedule(() -> abort(id, "timed out after " + config.timeout().toMillis() + " ms"),
+                config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        LOG.debug("Triggering {} {}{}", kind.name().toLowerCase(java.util.Locale.ROOT), id, terminal ? " (terminal)" : "");
+        participants.triggerSources(new CheckpointBarrier(id, timestamp, kind, terminal));
+    }
+
+    /** A task's state is written. Any thread. */
+    public void acknowledge(String taskKey, long checkpointId, CheckpointMetadata.TaskStateRef ref, long alignmentNanos) {
+        executor.execute(() -> {
+            Pending p = pending.get(checkpointId);
+            if (p == null) {
+                return; // aborted or subsumed meanwhile; its directory is discarded or pruned
+            }
+            p.acks.put(taskKey, ref);
+            p.maxAlignmentNanos = Math.max(p.maxAlignmentNanos, alignmentNanos);
+            if (p.acks.size() == participants.taskCount()) {
+                complete(p);
+            }
+        });
+    }
+
+    /** A task could not snapshot. Any thread. */
+    public void decline(long checkpointId, Throwable cause) {
+        executor.execute(() -> abort(checkpointId, cause.getMessage()));
+    }
+
+    private void complete(Pending p) {
+        FaultPoints.reach(FaultPoints.COORDINATOR_BEFORE_METADATA);
+        List<CheckpointMetadata.TaskStateRef> tasks = new ArrayList<>(p.acks.values());
+        tasks.sort((a, b) -> a.file().compareTo(b.file()));
+        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT_VERSION, p.id, p.kind, jobName,
+                config.mode().name(), maxParallelism, p.timestamp, System.currentTimeMillis(), tasks, p.enumerators);
+        Path directory;
+        try {
+            directory = storage.writeMetadata(metadata);
+        } catch (Exception e) {
+            abort(p.id, "writing the metadata failed: " + e);
+            return;
+        }
+        pending.remove(p.id);
+        p.timeout.cancel(false);
+        lastCompleted = directory;
+        lastCompletionNanos = System.nanoTime();
+        consecutiveFailures = 0;
+        CheckpointStats stats = new CheckpointStats(p.id, p.kind, true,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), metadata.stateSize(),
+                TimeUnit.NANOSECONDS.toMillis(p.maxAlignmentNanos), null);
+        record(stats);
+        LOG.debug("Completed {} {} in {} ms ({} bytes) at {}", p.kind.name().toLowerCase(java.util.Locale.ROOT), p.id,
+                stats.durationMillis(), stats.stateBytes(), directory);
+        // Older pending checkpoints can never be restored in preference to this one: drop them.
+        Iterator<Map.Entry<Long, Pending>> older = pending.headMap(p.id, false).entrySet().iterator();
+        while (older.hasNext()) {
+            Pending subsumed = older.next().getValue();
+            older.remove();
+            subsumed.timeout.cancel(false);
+            if (subsumed.savepoint != null) {
+                subsumed.savepoint.completeExceptionally(new IllegalStateException("savepoint subsumed by checkpoint " + p.id));
+            }
+        }
+        FaultPoints.reach(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY);
+        participants.notifyComplete(p.id);
+        if (p.savepoint != null) {
+            p.savepoint.complete(directory);
+        }
+        try {
+            storage.prune(config.retained());
+        } catch (Exception e) {
+            LOG.warn("Could not prune old checkpoints: {}", e.toString());
+        }
+    }
+
+    private void abort(long checkpointId, String reason) {
+        Pending p = pending.remove(checkpointId);
+        if (p == null) {
+            return;
+        }
+        p.timeout.cancel(false);
+        LOG.warn("{} {} aborted: {}", p.kind == CheckpointKind.SAVEPOINT ? "Savepoint" : "Checkpoint", checkpointId, reason);
+        storage.discard(checkpointId, p.kind);
+        participants.notifyAborted(checkpointId);
+        failed(p, reason);
+    }
+
+    private void failed(Pending p, String reason) {
+        record(new CheckpointStats(p.id, p.kind, false, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos),
+                0, 0, reason));
+        if (p.savepoint != null) {
+            p.savepoint.completeExceptionally(new IllegalStateException("savepoint " + p.id + " failed: " + reason));
+        }
+        if (p.terminal) {
+            if (p.savepoint != null) {
+                finalRequested = false; // stop-with-savepoint failed: the job keeps running
+                if (config.periodic() && !shutdown) {
+                    long interval = config.interval().toMillis();
+                    periodic = executor.scheduleWithFixedDelay(this::periodicTrigger, interval, interval,
+                            TimeUnit.MILLISECONDS);
+                }
+            } else if (!shutdown) {
+                // The final checkpoint must happen for a bounded job to commit its last records.
+                executor.execute(() -> trigger(CheckpointKind.CHECKPOINT, true, null));
+            }
+        }
+        consecutiveFailures++;
+        if (consecutiveFailures > config.tolerableFailures()) {
+            participants.failJob(new Exception(consecutiveFailures + " consecutive checkpoint failures exceed "
+                    + "tolerable-failures=" + config.tolerableFailures() + "; last: " + reason));
+        }
+    }
+
+    private void record(CheckpointStats stats) {
+        lastStats = stats;
+        history.add(stats);
+        if (history.size() > 100) {
+            history.remove(0);
+        }
+    }
+
+    private static final class Pending {
+        final long id;
+        final CheckpointKind kind;
+        final boolean terminal;
+        final long startNanos;
+        final long timestamp;
+        final CompletableFuture<Path> savepoint;
+        final Map<String, CheckpointMetadata.TaskStateRef> acks = new HashMap<>();
+        List<CheckpointMetadata.EnumeratorStateRef> enumerators = List.of();
+        long maxAlignmentNanos;
+        ScheduledFuture<?> timeout;
+
+        Pending(long id, CheckpointKind kind, boolean terminal, long startNanos, long timestamp,
+                CompletableFuture<Path> savepoint) {
+            this.id = id;
+            this.kind = kind;
+            this.terminal = terminal;
+            this.startNanos = startNanos;
+            this.timestamp = timestamp;
+            this.savepoint = savepoint;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.onceflow.runtime.checkpoint;
+
+import java.util.List;
+
+/**
+ * The {@code _metadata} file of a completed checkpoint or savepoint (JSON inside a checksummed
+ * envelope). It names every state file relative to its own directory, so a savepoint directory can
+ * be moved or copied and still restores.
+ */
+public record CheckpointMetadata(
+        int formatVersion,
+        long checkpointId,
+        CheckpointKind kind,
+        String jobName,
+        String mode,
+        int maxParallelism,
+        long triggerTimestamp,
+        long completionTimestamp,
+        List<TaskStateRef> tasks,
+        List<EnumeratorStateRef> enumerators) {
+
+    public static final int FORMAT_VERSION = 1;
+
+    /** Total bytes of state files. */
+    public long stateSize() {
+        return tasks.stream().mapToLong(TaskStateRef::length).sum();
+    }
+
+    /**
+     * One subtask's state file.
+     *
+     * @param operatorUids the operators of the task's chain, whose snapshots the file holds
+     */
+    public record TaskStateRef(String taskName, List<String> operatorUids, int subtask, int parallelism, String file,
+            long length, int checksum) {
+    }
+
+    /** A source's enumerator state, serialized with its serializer at {@code version}. */
+    public record EnumeratorStateRef(String sourceUid, int version, byte[] state) {
+    }
+}

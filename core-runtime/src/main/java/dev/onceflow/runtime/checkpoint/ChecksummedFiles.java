@@ -1,0 +1,102 @@
+package dev.onceflow.runtime.checkpoint;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * The envelope of every checkpoint file: magic, format version, payload length, payload, CRC32C.
+ * Checkpoint files are input: a reader trusts nothing until the length and checksum match, so a
+ * truncated or bit-flipped file is rejected with a message instead of being restored.
+ */
+public final class ChecksummedFiles {
+
+    private static final int MAGIC = 0x4F46434B; // "OFCK"
+    private static final int FORMAT_VERSION = 1;
+    private static final int HEADER = Integer.BYTES * 2 + Long.BYTES;
+    private static final int TRAILER = Integer.BYTES;
+
+    private ChecksummedFiles() {
+    }
+
+    /**
+     * Writes {@code payload} to {@code target} durably and atomically: a temporary file is written
+     * and fsynced, renamed over the target, and the directory fsynced, so a crash leaves either
+     * no file or the complete one.
+     *
+     * @return the checksum of the payload
+     */
+    public static int writeAtomically(Path target, byte[] payload) throws IOException {
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        int checksum = (int) crc.getValue();
+        ByteBuffer buffer = ByteBuffer.allocate(HEADER + payload.length + TRAILER);
+        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(payload.length).put(payload).putInt(checksum).flip();
+        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+        try {
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("checkpoint storage at " + target.getParent() + " does not support atomic rename", e);
+        }
+        syncDirectory(target.getParent());
+        return checksum;
+    }
+
+    /**
+     * Reads and verifies a file written by {@link #writeAtomically}.
+     *
+     * @throws CorruptCheckpointException if the file is truncated, has trailing bytes, a wrong
+     *     magic number or version, or a checksum mismatch
+     */
+    public static byte[] read(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        if (bytes.length < HEADER + TRAILER) {
+            throw new CorruptCheckpointException(file + " is truncated (" + bytes.length + " bytes)");
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        if (buffer.getInt() != MAGIC) {
+            throw new CorruptCheckpointException(file + " is not a checkpoint file (bad magic number)");
+        }
+        int version = buffer.getInt();
+        if (version != FORMAT_VERSION) {
+            throw new CorruptCheckpointException(file + " has unknown format version " + version);
+        }
+        long length = buffer.getLong();
+        if (length != bytes.length - HEADER - TRAILER) {
+            throw new CorruptCheckpointException(file + " is truncated or padded: header says " + length
+                    + " payload bytes, file holds " + (bytes.length - HEADER - TRAILER));
+        }
+        byte[] payload = new byte[(int) length];
+        buffer.get(payload);
+        int expected = buffer.getInt();
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        if ((int) crc.getValue() != expected) {
+            throw new CorruptCheckpointException(file + " fails its checksum (stored " + Integer.toHexString(expected)
+                    + ", computed " + Integer.toHexString((int) crc.getValue()) + ")");
+        }
+        return payload;
+    }
+
+    /** Fsyncs a directory so a rename or new file in it survives a machine crash. */
+    public static void syncDirectory(Path directory) throws IOException {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            // Some file systems cannot open directories for sync; the rename itself is still atomic.
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.onceflow.runtime.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.onceflow.runtime.execution.JobClient;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A small HTTP endpoint of a running job, on 127.0.0.1 and a free port, so that
+ * {@code onceflow savepoint} can reach it: {@code POST /savepoint[?stop=true]} and
+ * {@code GET /status}. The port and pid are written to {@code _control.json} in the job's
+ * checkpoint directory while the job runs.
+ */
+final class ControlServer implements AutoCloseable {
+
+    static final String CONTROL_FILE = "_control.json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final Path controlFile;
+
+    ControlServer(JobClient client) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/savepoint", exchange -> {
+            if (!"POST".equals(exchange.getRequestMethod())) {
+                respond(exchange, 405, Map.of("error", "use POST"));
+                return;
+            }
+            boolean stop = String.valueOf(exchange.getRequestURI().getQuery()).contains("stop=true");
+            try {
+                Path path = client.triggerSavepoint(stop).get(10, TimeUnit.MINUTES);
+                respond(exchange, 200, Map.of("path", path.toString()));
+            } catch (Exception e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                respond(exchange, 500, Map.of("error", String.valueOf(cause.getMessage())));
+            }
+        });
+        server.createContext("/status", exchange -> respond(exchange, 200, client.progress()));
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "onceflow-control");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.start();
+        Files.createDirectories(client.jobDirectory());
+        controlFile = client.jobDirectory().resolve(CONTROL_FILE);
+        Files.write(controlFile, JSON.writeValueAsBytes(Map.of("pid", ProcessHandle.current().pid(),
+                "port", server.getAddress().getPort())));
+    }
+
+    private static void respond(HttpExchange exchange, int status, Object body) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /** The port of the job running with checkpoints in {@code jobDirectory}. */
+    static int portOf(Path jobDirectory) throws IOException {
+        Path file = jobDirectory.resolve(CONTROL_FILE);
+        if (!Files.exists(file)) {
+            throw new IOException("no running job found: " + file + " does not exist");
+        }
+        Map<?, ?> control = JSON.readValue(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), Map.class);
+        long pid = ((Number) control.get("pid")).longValue();
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == Boolean.FALSE) {
+            throw new IOException("the job that wrote " + file + " (pid " + pid + ") is no longer running");
+        }
+        return ((Number) control.get("port")).intValue();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        try {
+            Files.deleteIfExists(controlFile);
+        } catch (IOException ignored) {
+            // a stale file is detected by its pid
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.onceflow.runtime.cli;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A declarative job as written in YAML. Field names are kebab-case; unknown fields are errors.
+ *
+ * <pre>
+ * name: keyed-count
+ * parallelism: 2
+ * source: {type: datagen, options: {rows: 100000, keys: 10}}
+ * steps: [{type: count-by-key}]
+ * sink: {type: filesystem, options: {path: onceflow-data/output}}
+ * checkpoints: {interval: 1s, mode: exactly-once, dir: onceflow-data/checkpoints}
+ * restart: {strategy: fixed-delay, attempts: 3, delay: 1s}
+ * </pre>
+ */
+public record JobFile(
+        @JsonProperty(value = "name", required = true) String name,
+        @JsonProperty("parallelism") Integer parallelism,
+        @JsonProperty("max-parallelism") Integer maxParallelism,
+        @JsonProperty(value = "source", required = true) Connector source,
+        @JsonProperty("steps") List<Step> steps,
+        @JsonProperty(value = "sink", required = true) Connector sink,
+        @JsonProperty("checkpoints") Checkpoints checkpoints,
+        @JsonProperty("restart") Restart restart) {
+
+    /** A source or sink, named by its factory identifier. */
+    public record Connector(
+            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty("uid") String uid,
+            @JsonProperty("parallelism") Integer parallelism,
+            @JsonProperty("options") Map<String, Object> options) {
+    }
+
+    /** A processing step between source and sink. */
+    public record Step(
+            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty("uid") String uid,
+            @JsonProperty("parallelism") Integer parallelism) {
+    }
+
+    /** Checkpoint settings; every field optional. */
+    public record Checkpoints(
+            @JsonProperty("interval") String interval,
+            @JsonProperty("mode") String mode,
+            @JsonProperty("dir") String dir,
+            @JsonProperty("timeout") String timeout,
+            @JsonProperty("max-concurrent") Integer maxConcurrent,
+            @JsonProperty("min-pause") String minPause,
+            @JsonProperty("tolerable-failures") Integer tolerableFailures,
+            @JsonProperty("retained") Integer retained) {
+    }
+
+    /** Restart strategy inside the process. */
+    public record Restart(
+            @JsonProperty("strategy") String strategy,
+            @JsonProperty("attempts") Integer attempts,
+            @JsonProperty("delay") String delay,
+            @JsonProperty("max-failures") Integer maxFailures,
+            @JsonProperty("interval") String interval) {
+    }
+}

@@ -1,0 +1,230 @@
+package dev.onceflow.runtime.cli;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.onceflow.runtime.api.DataStream;
+import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.config.RestartStrategy;
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.serialization.Serializers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Reads a job file, validates all of it (structure, connector names, every option) before anything
+ * runs, and builds the job. Every problem is reported as one line naming the file, the place and
+ * what is accepted.
+ */
+public final class JobFileLoader {
+
+    /** The steps a job file can use between source and sink. */
+    public static final List<String> STEP_TYPES = List.of("count-by-key");
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+    private final Connectors connectors;
+
+    public JobFileLoader(Connectors connectors) {
+        this.connectors = connectors;
+    }
+
+    /** A validated job file and the environment it declares. */
+    public record LoadedJob(Path file, JobFile spec, StreamEnvironment environment, String description) {
+    }
+
+    public static JobFile parse(Path file) throws JobFileException {
+        try {
+            JobFile spec = YAML.readValue(Files.readAllBytes(file), JobFile.class);
+            if (spec == null) {
+                throw new JobFileException(file + ": the file is empty");
+            }
+            return spec;
+        } catch (NoSuchFileException e) {
+            throw new JobFileException(file + ": no such file");
+        } catch (UnrecognizedPropertyException e) {
+            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream().map(Object::toString)
+                    .sorted().collect(Collectors.joining(", "));
+            throw new JobFileException(file + where(e.getLocation()) + ": unknown field '" + e.getPropertyName() + "'"
+                    + path(e) + "; known fields: " + known);
+        } catch (MismatchedInputException e) {
+            String field = path(e);
+            throw new JobFileException(file + where(e.getLocation()) + ": " + (field.isEmpty() ? "the document" : "field" + field)
+                    + " " + firstLine(e.getOriginalMessage()));
+        } catch (JsonProcessingException e) {
+            throw new JobFileException(file + where(e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new JobFileException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /** Parses and validates a job file and builds its job. */
+    public LoadedJob load(Path file) throws JobFileException {
+        JobFile spec = parse(file);
+        String where = file.toString();
+        if (!spec.name().matches("[A-Za-z0-9._-]+")) {
+            throw new JobFileException(where + ": name '" + spec.name() + "' may contain only letters, digits, '.', '_' and '-'");
+        }
+        StreamEnvironment env = StreamEnvironment.create();
+        try {
+            if (spec.parallelism() != null) {
+                env.setParallelism(spec.parallelism());
+            }
+            if (spec.maxParallelism() != null) {
+                env.setMaxParallelism(spec.maxParallelism());
+            }
+            env.setCheckpointConfig(checkpointConfig(spec.checkpoints(), where));
+            env.setRestartStrategy(restartStrategy(spec.restart(), where));
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": " + e.getMessage());
+        }
+
+        SourceFactory sourceFactory = connectors.source(spec.source().type());
+        SinkFactory sinkFactory = connectors.sink(spec.sink().type());
+        OptionValues sourceOptions;
+        OptionValues sinkOptions;
+        try {
+            sourceOptions = OptionValues.validate(where + ": source '" + sourceFactory.identifier() + "'",
+                    raw(spec.source().options()), sourceFactory.options());
+            sinkOptions = OptionValues.validate(where + ": sink '" + sinkFactory.identifier() + "'",
+                    raw(spec.sink().options()), sinkFactory.options());
+        } catch (OptionException e) {
+            throw new JobFileException(e.getMessage());
+        }
+
+        StringBuilder description = new StringBuilder();
+        try {
+            DataStream<Event> stream = env.fromSource(sourceFactory.createSource(sourceOptions), sourceFactory.identifier())
+                    .uid(spec.source().uid() != null ? spec.source().uid() : "source");
+            if (spec.source().parallelism() != null) {
+                stream.parallelism(spec.source().parallelism());
+            }
+            description.append(sourceFactory.identifier());
+            List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
+            for (int i = 0; i < steps.size(); i++) {
+                JobFile.Step step = steps.get(i);
+                if (!STEP_TYPES.contains(step.type())) {
+                    throw new JobFileException(where + ": steps[" + i + "] has unknown type '" + step.type()
+                            + "'; known: " + String.join(", ", STEP_TYPES));
+                }
+                stream = stream.keyBy(Event::key, Serializers.STRING).process(CountByKey::new)
+                        .uid(step.uid() != null ? step.uid() : step.type() + "-" + i);
+                if (step.parallelism() != null) {
+                    stream.parallelism(step.parallelism());
+                }
+                description.append(" -> ").append(step.type());
+            }
+            DataStream.SinkStream sink = stream.sinkTo(sinkFactory.createSink(sinkOptions))
+                    .uid(spec.sink().uid() != null ? spec.sink().uid() : "sink");
+            if (spec.sink().parallelism() != null) {
+                sink.parallelism(spec.sink().parallelism());
+            }
+            description.append(" -> ").append(sinkFactory.identifier());
+            env.plan(); // validates uids and parallelism now, not when the job starts
+        } catch (OptionException e) {
+            throw new JobFileException(e.getMessage());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new JobFileException(where + ": " + e.getMessage());
+        }
+        return new LoadedJob(file, spec, env, description.toString());
+    }
+
+    /** The checkpoint settings of a job file over the defaults. */
+    static CheckpointConfig checkpointConfig(JobFile.Checkpoints c, String where) throws JobFileException {
+        CheckpointConfig d = CheckpointConfig.defaults();
+        if (c == null) {
+            return d;
+        }
+        return new CheckpointConfig(
+                duration(c.interval(), d.interval(), where, "checkpoints.interval"),
+                c.mode() == null ? d.mode() : mode(c.mode(), where),
+                duration(c.timeout(), d.timeout(), where, "checkpoints.timeout"),
+                c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
+                duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause"),
+                c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
+                c.retained() == null ? d.retained() : c.retained(),
+                c.dir() == null ? d.directory() : Path.of(c.dir()));
+    }
+
+    private static RestartStrategy restartStrategy(JobFile.Restart r, String where) throws JobFileException {
+        if (r == null || r.strategy() == null) {
+            return RestartStrategy.none();
+        }
+        Duration delay = duration(r.delay(), Duration.ofSeconds(1), where, "restart.delay");
+        return switch (r.strategy().toLowerCase(Locale.ROOT)) {
+            case "none" -> RestartStrategy.none();
+            case "fixed-delay" -> RestartStrategy.fixedDelay(r.attempts() == null ? 3 : r.attempts(), delay);
+            case "failure-rate" -> RestartStrategy.failureRate(r.maxFailures() == null ? 3 : r.maxFailures(),
+                    duration(r.interval(), Duration.ofMinutes(1), where, "restart.interval"), delay);
+            default -> throw new JobFileException(where + ": restart.strategy '" + r.strategy()
+                    + "' is not one of none, fixed-delay, failure-rate");
+        };
+    }
+
+    private static CheckpointingMode mode(String value, String where) throws JobFileException {
+        try {
+            return CheckpointingMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": checkpoints.mode '" + value + "' is not one of exactly-once, at-least-once");
+        }
+    }
+
+    private static Duration duration(String value, Duration fallback, String where, String field) throws JobFileException {
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return Option.parseDuration(value);
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": " + field + " '" + value + "' is not a duration such as 500ms, 10s, 5m");
+        }
+    }
+
+    private static Map<String, String> raw(Map<String, Object> options) {
+        Map<String, String> raw = new LinkedHashMap<>();
+        if (options != null) {
+            options.forEach((k, v) -> raw.put(k, v == null ? "" : v.toString()));
+        }
+        return raw;
+    }
+
+    private static String where(JsonLocation location) {
+        return location == null || location.getLineNr() < 0 ? "" : ":" + location.getLineNr();
+    }
+
+    private static String path(JsonMappingException e) {
+        String p = e.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(Collectors.joining("."));
+        return p.isEmpty() ? "" : " '" + p + "'";
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "is invalid";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}

@@ -1,0 +1,275 @@
+package dev.onceflow.runtime.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceflow.runtime.checkpoint.CheckpointStats;
+import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.execution.JobClient;
+import dev.onceflow.runtime.execution.JobExecutionException;
+import dev.onceflow.runtime.execution.JobProgress;
+import dev.onceflow.runtime.execution.JobResult;
+import dev.onceflow.runtime.execution.RestoreSetting;
+import dev.onceflow.spi.factory.Option;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** The {@code onceflow} command line. */
+@Command(name = "onceflow", mixinStandardHelpOptions = true, version = "onceflow 0.1.0",
+        description = "Runs jobs of replayable sources and transactional sinks with exactly-once checkpoints.",
+        subcommands = {OnceflowCli.Run.class, OnceflowCli.Validate.class, OnceflowCli.Savepoint.class,
+                OnceflowCli.Checkpoints.class, OnceflowCli.ListConnectors.class})
+public final class OnceflowCli {
+
+    /** Exit status when the job failed. */
+    static final int JOB_FAILED = 1;
+    /** Exit status for bad input: job file, options, paths. */
+    static final int BAD_INPUT = 2;
+
+    public static void main(String[] args) {
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "onceflow-logback.xml");
+        }
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new OnceflowCli());
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            // Expected problems are one line; only a bug gets a stack trace.
+            if (e instanceof JobFileException || e instanceof java.io.IOException
+                    || e instanceof IllegalArgumentException) {
+                cmd.getErr().println("onceflow: " + e.getMessage());
+                return BAD_INPUT;
+            }
+            if (e instanceof JobExecutionException) {
+                cmd.getErr().println("onceflow: " + e.getMessage());
+                return JOB_FAILED;
+            }
+            throw e;
+        });
+        return cli;
+    }
+
+    static Connectors connectors(Path plugins) throws java.io.IOException {
+        Path dir = plugins != null ? plugins
+                : System.getenv("ONCEFLOW_PLUGINS") != null ? Path.of(System.getenv("ONCEFLOW_PLUGINS")) : Path.of("plugins");
+        return Connectors.discover(dir);
+    }
+
+    @Command(name = "run", description = "Runs a job file until its sources end (or forever for unbounded ones).")
+    static final class Run implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "JOB_FILE", description = "The job's YAML file.")
+        Path jobFile;
+
+        @CommandLine.Option(names = "--resume", paramLabel = "latest|PATH",
+                description = "Restore the latest completed checkpoint of this job (fresh start if there is none), "
+                        + "or the checkpoint or savepoint directory given.")
+        String resume;
+
+        @CommandLine.Option(names = "--allow-non-restored-state",
+                description = "Allow restoring state of operators the job no longer has.")
+        boolean allowNonRestoredState;
+
+        @CommandLine.Option(names = "--progress-interval", defaultValue = "2s", paramLabel = "DURATION",
+                description = "How often to print progress (default ${DEFAULT-VALUE}); 0 turns it off.")
+        String progressInterval;
+
+        @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")
+        Path plugins;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
+            RestoreSetting restore = resume == null ? RestoreSetting.fresh()
+                    : resume.equals("latest") ? RestoreSetting.latest() : RestoreSetting.fromPath(Path.of(resume));
+            if (restore instanceof RestoreSetting.FromPath p && !Files.isDirectory(p.directory())) {
+                throw new JobFileException("--resume " + resume + ": no such checkpoint or savepoint directory");
+            }
+            long progressMillis = Option.parseDuration(progressInterval).toMillis();
+            PrintWriter out = spec.commandLine().getOut();
+            JobClient client = job.environment().setRestore(restore).setAllowNonRestoredState(allowNonRestoredState)
+                    .executeAsync(job.spec().name());
+            var checkpoints = job.environment().checkpointConfig();
+            out.printf("Job %s: %s; checkpoints every %s (%s) in %s%n", job.spec().name(), job.description(),
+                    checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)", checkpoints.mode(),
+                    client.jobDirectory());
+            out.flush();
+            try (ControlServer control = new ControlServer(client)) {
+                JobResult result = await(client, out, progressMillis);
+                out.printf("Job %s %s: read %d records, wrote %d records%s.%n", result.jobName(),
+                        result.status().name().toLowerCase(java.util.Locale.ROOT), result.recordsRead(),
+                        result.recordsWritten(), result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "");
+                Map<String, Object> sinkOptions = job.spec().sink().options();
+                if (sinkOptions != null && sinkOptions.get("path") != null) {
+                    out.printf("Committed output: %s%n", Path.of(sinkOptions.get("path").toString()).toAbsolutePath());
+                }
+                if (result.lastCheckpoint() != null) {
+                    out.printf("Last checkpoint: %s%n", result.lastCheckpoint());
+                }
+                out.printf("To resume this job after a crash: onceflow run %s --resume latest%n", jobFile);
+                out.flush();
+                return 0;
+            }
+        }
+
+        private static JobResult await(JobClient client, PrintWriter out, long progressMillis) throws Exception {
+            while (true) {
+                try {
+                    return client.result().get(progressMillis > 0 ? progressMillis : Long.MAX_VALUE, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    out.println(describe(client.progress()));
+                    out.flush();
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                }
+            }
+        }
+
+        static String describe(JobProgress p) {
+            CheckpointStats c = p.lastCheckpoint();
+            String checkpoint = c == null ? "no checkpoint yet"
+                    : c.completed() ? String.format("checkpoint %d completed in %d ms (%d bytes)", c.checkpointId(),
+                            c.durationMillis(), c.stateBytes())
+                    : String.format("checkpoint %d failed: %s", c.checkpointId(), c.failure());
+            return String.format("[%s] read %d, wrote %d, %s%s", p.jobName(), p.recordsRead(), p.recordsWritten(),
+                    checkpoint, p.restarts() > 0 ? ", " + p.restarts() + " restarts" : "");
+        }
+    }
+
+    @Command(name = "validate", description = "Checks a job file and its connector options without running it.")
+    static final class Validate implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "JOB_FILE")
+        Path jobFile;
+
+        @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")
+        Path plugins;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
+            spec.commandLine().getOut().printf("%s is valid: %s%n", jobFile, job.description());
+            return 0;
+        }
+    }
+
+    @Command(name = "savepoint", description = "Takes a savepoint of a running job.")
+    static final class Savepoint implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "JOB",
+                description = "The running job's job file, or its checkpoint directory (<checkpoints.dir>/<name>).")
+        Path job;
+
+        @CommandLine.Option(names = "--stop", description = "Stop the job once the savepoint is complete.")
+        boolean stop;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Path jobDirectory = job;
+            if (Files.isRegularFile(job)) {
+                JobFile file = JobFileLoader.parse(job);
+                jobDirectory = JobFileLoader.checkpointConfig(file.checkpoints(), job.toString()).directory()
+                        .resolve(file.name());
+            }
+            int port = ControlServer.portOf(jobDirectory);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/savepoint" + (stop ? "?stop=true" : "")))
+                            .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofMinutes(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            Map<?, ?> body = new ObjectMapper().readValue(response.body(), Map.class);
+            if (response.statusCode() != 200) {
+                spec.commandLine().getErr().println("onceflow: savepoint failed: " + body.get("error"));
+                return JOB_FAILED;
+            }
+            spec.commandLine().getOut().printf("Savepoint written to %s%s%n", body.get("path"),
+                    stop ? "; the job stops now" : "");
+            return 0;
+        }
+    }
+
+    @Command(name = "checkpoints", description = "Lists the checkpoints and savepoints in a job's checkpoint directory.")
+    static final class Checkpoints implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "DIR", description = "<checkpoints.dir>/<job name>")
+        Path directory;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            if (!Files.isDirectory(directory)) {
+                throw new JobFileException(directory + ": no such directory");
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            List<CheckpointStorage.Listing> listings = new CheckpointStorage(directory).list();
+            out.printf("%-8s %-10s %-10s %12s %10s  %-24s %s%n", "ID", "KIND", "STATUS", "SIZE", "DURATION", "COMPLETED", "PATH");
+            for (CheckpointStorage.Listing l : listings) {
+                var m = l.metadata();
+                out.printf("%-8d %-10s %-10s %12s %10s  %-24s %s%s%n", l.id(),
+                        l.directory().getFileName().toString().startsWith("savepoint") ? "savepoint" : "checkpoint",
+                        l.status(), m == null ? "-" : m.stateSize() + " B",
+                        m == null ? "-" : (m.completionTimestamp() - m.triggerTimestamp()) + " ms",
+                        m == null ? "-" : Instant.ofEpochMilli(m.completionTimestamp()).toString(), l.directory(),
+                        l.problem() == null ? "" : "  (" + l.problem() + ")");
+            }
+            if (listings.isEmpty()) {
+                out.println("(none)");
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "connectors", description = "Lists the connectors found and their options.")
+    static final class ListConnectors implements Callable<Integer> {
+
+        @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")
+        Path plugins;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Connectors connectors = connectors(plugins);
+            PrintWriter out = spec.commandLine().getOut();
+            connectors.sources().forEach((id, f) -> print(out, "source", id, f.description(), f.options()));
+            connectors.sinks().forEach((id, f) -> print(out, "sink", id, f.description(), f.options()));
+            return 0;
+        }
+
+        private static void print(PrintWriter out, String kind, String id, String description, List<Option<?>> options) {
+            out.printf("%s %s: %s%n", kind, id, description);
+            for (Option<?> o : options) {
+                out.printf("    %-22s %-9s %s%s%n", o.key(), o.typeName(),
+                        o.isRequired() ? "(required) " : o.defaultValue().map(v -> "(default " + v + ") ").orElse(""),
+                        o.description());
+            }
+        }
+    }
+}

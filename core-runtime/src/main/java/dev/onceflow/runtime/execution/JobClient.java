@@ -1,0 +1,170 @@
+package dev.onceflow.runtime.execution;
+
+import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.checkpoint.RestoredCheckpoint;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.config.CommitRetry;
+import dev.onceflow.runtime.config.RestartStrategy;
+import dev.onceflow.runtime.graph.JobPlan;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A submitted job: runs attempts on its own thread, restarting from the latest completed checkpoint
+ * as the restart strategy allows, and lets the caller take savepoints, watch progress, or cancel.
+ */
+public final class JobClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobClient.class);
+
+    private final String jobName;
+    private final JobPlan plan;
+    private final CheckpointConfig checkpointConfig;
+    private final CommitRetry commitRetry;
+    private final RestartStrategy restartStrategy;
+    private final CheckpointStorage storage;
+    private final CompletableFuture<JobResult> result = new CompletableFuture<>();
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private volatile JobExecution current;
+    private volatile boolean cancelled;
+    private volatile int restarts;
+    private long readBefore;
+    private long writtenBefore;
+
+    /**
+     * Validates the restore point and starts the job on a new thread.
+     *
+     * @throws IllegalArgumentException if the restore point is invalid or holds state for operators
+     *     the job does not have (unless {@code allowNonRestoredState})
+     */
+    public static JobClient start(String jobName, JobPlan plan, CheckpointConfig checkpointConfig,
+            CommitRetry commitRetry, RestartStrategy restartStrategy, RestoreSetting restore,
+            boolean allowNonRestoredState) throws java.io.IOException {
+        CheckpointStorage storage = new CheckpointStorage(checkpointConfig.directory().resolve(jobName));
+        RestoredCheckpoint initial = null;
+        if (restore instanceof RestoreSetting.Latest) {
+            initial = storage.latestValid().orElse(null);
+        } else if (restore instanceof RestoreSetting.FromPath path) {
+            initial = CheckpointStorage.load(path.directory());
+        }
+        if (initial != null) {
+            Set<String> unknown = new HashSet<>(initial.operatorUids());
+            unknown.removeAll(plan.uids());
+            if (!unknown.isEmpty() && !allowNonRestoredState) {
+                throw new IllegalArgumentException(initial.directory() + " holds state of operators " + unknown
+                        + " that the job does not have; change the uids back or allow non-restored state");
+            }
+            LOG.info("Restoring job {} from {} (checkpoint {})", jobName, initial.directory(), initial.checkpointId());
+        } else if (restore instanceof RestoreSetting.Latest) {
+            LOG.info("No completed checkpoint of job {} in {}; starting fresh", jobName, storage.jobDirectory());
+        }
+        JobClient client = new JobClient(jobName, plan, checkpointConfig, commitRetry, restartStrategy, storage);
+        RestoredCheckpoint restorePoint = initial;
+        Thread runner = new Thread(() -> client.runAttempts(restorePoint), "onceflow-job-" + jobName);
+        runner.start();
+        return client;
+    }
+
+    private JobClient(String jobName, JobPlan plan, CheckpointConfig checkpointConfig, CommitRetry commitRetry,
+            RestartStrategy restartStrategy, CheckpointStorage storage) {
+        this.jobName = jobName;
+        this.plan = plan;
+        this.checkpointConfig = checkpointConfig;
+        this.commitRetry = commitRetry;
+        this.restartStrategy = restartStrategy;
+        this.storage = storage;
+    }
+
+    private void runAttempts(RestoredCheckpoint initial) {
+        RestoredCheckpoint restorePoint = initial;
+        try {
+            while (true) {
+                long first = Math.max(storage.highestId(), restorePoint == null ? 0 : restorePoint.checkpointId()) + 1;
+                String attemptId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+                JobExecution execution = new JobExecution(jobName, plan, checkpointConfig, commitRetry, storage,
+                        restorePoint, first, attemptId);
+                current = execution;
+                started.complete(null);
+                if (cancelled) {
+                    execution.cancel();
+                }
+                JobExecution.Outcome outcome = execution.run();
+                readBefore += execution.recordsRead();
+                writtenBefore += execution.recordsWritten();
+                Path last = execution.lastCompletedCheckpoint();
+                if (last != null) {
+                    restorePoint = CheckpointStorage.load(last);
+                }
+                Path lastDir = restorePoint == null ? null : restorePoint.directory();
+                if (outcome == JobExecution.Outcome.FINISHED || outcome == JobExecution.Outcome.CANCELLED) {
+                    result.complete(new JobResult(jobName, outcome == JobExecution.Outcome.FINISHED
+                            ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, readBefore, writtenBefore, lastDir,
+                            restarts));
+                    return;
+                }
+                Throwable cause = execution.failure();
+                if (cancelled || !restartStrategy.allowRestart(System.currentTimeMillis())) {
+                    result.completeExceptionally(new JobExecutionException("job " + jobName + " failed: "
+                            + cause.getMessage(), cause));
+                    return;
+                }
+                restarts++;
+                LOG.warn("Job {} restarting (restart {}) from {} in {} ms", jobName, restarts,
+                        lastDir == null ? "the beginning" : lastDir, restartStrategy.delay().toMillis());
+                Thread.sleep(restartStrategy.delay().toMillis());
+            }
+        } catch (Throwable t) {
+            started.complete(null);
+            result.completeExceptionally(t instanceof JobExecutionException ? t
+                    : new JobExecutionException("job " + jobName + " failed: " + t, t));
+        }
+    }
+
+    public String jobName() {
+        return jobName;
+    }
+
+    /** Where this job's checkpoints and savepoints go. */
+    public Path jobDirectory() {
+        return storage.jobDirectory();
+    }
+
+    /** Completes with the result, or exceptionally with a {@link JobExecutionException}. */
+    public CompletableFuture<JobResult> result() {
+        return result;
+    }
+
+    /** Takes a savepoint; with {@code stop} the job finishes after it. Completes with its directory. */
+    public CompletableFuture<Path> triggerSavepoint(boolean stop) {
+        started.join();
+        JobExecution execution = current;
+        if (execution == null || result.isDone()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("job " + jobName + " is not running"));
+        }
+        return execution.triggerSavepoint(stop);
+    }
+
+    /** Stops the job without a final checkpoint. */
+    public void cancel() {
+        cancelled = true;
+        JobExecution execution = current;
+        if (execution != null) {
+            execution.cancel();
+        }
+    }
+
+    public JobProgress progress() {
+        JobExecution execution = current;
+        if (execution == null) {
+            return new JobProgress(jobName, 0, 0, null, restarts);
+        }
+        return new JobProgress(jobName, readBefore + execution.recordsRead(), writtenBefore + execution.recordsWritten(),
+                execution.lastCheckpointStats(), restarts);
+    }
+}

@@ -1,0 +1,352 @@
+package dev.onceflow.runtime.execution;
+
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.checkpoint.CheckpointCoordinator;
+import dev.onceflow.runtime.checkpoint.CheckpointMetadata;
+import dev.onceflow.runtime.checkpoint.CheckpointStats;
+import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.checkpoint.RestoredCheckpoint;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.config.CommitRetry;
+import dev.onceflow.runtime.graph.JobPlan;
+import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.operator.OperatorContext;
+import dev.onceflow.runtime.operator.Output;
+import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.state.RestoredState;
+import dev.onceflow.runtime.task.InputGate;
+import dev.onceflow.runtime.task.ProcessingTask;
+import dev.onceflow.runtime.task.RecordWriter;
+import dev.onceflow.runtime.task.SourceTask;
+import dev.onceflow.runtime.task.Task;
+import dev.onceflow.runtime.task.TaskEnvironment;
+import dev.onceflow.spi.source.ReplayableSource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt of a job: its tasks, channels, enumerator and checkpoint coordinator, from start
+ * (fresh or restored) until every task finished, one failed, or the job was cancelled. A restart
+ * is a new attempt built from the latest completed checkpoint.
+ */
+final class JobExecution implements TaskEnvironment {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobExecution.class);
+    private static final int CHANNEL_CAPACITY = 8;
+    private static final int BATCH_SIZE = 256;
+
+    /** How an attempt ended. */
+    enum Outcome {
+        FINISHED, FAILED, CANCELLED
+    }
+
+    private final String jobName;
+    private final JobPlan plan;
+    private final CheckpointConfig checkpointConfig;
+    private final CommitRetry commitRetry;
+    private final CheckpointStorage storage;
+    private final RestoredCheckpoint restored;
+    private final long firstCheckpointId;
+    private final String attemptId;
+    private final ScheduledExecutorService coordinatorThread;
+    private final ExecutorService snapshotThreads;
+    private final List<Task> tasks = new ArrayList<>();
+    private final List<SourceTask> sourceTasks = new ArrayList<>();
+    private final List<Task> lastStageTasks = new ArrayList<>();
+    private final CountDownLatch finished;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final EnumeratorHost<?, ?> enumerator;
+    private final CheckpointCoordinator coordinator;
+    private volatile boolean cancelled;
+    private int endedSources;
+
+    JobExecution(String jobName, JobPlan plan, CheckpointConfig checkpointConfig, CommitRetry commitRetry,
+            CheckpointStorage storage, RestoredCheckpoint restored, long firstCheckpointId, String attemptId) {
+        this.jobName = jobName;
+        this.plan = plan;
+        this.checkpointConfig = checkpointConfig;
+        this.commitRetry = commitRetry;
+        this.storage = storage;
+        this.restored = restored;
+        this.firstCheckpointId = firstCheckpointId;
+        this.attemptId = attemptId;
+        this.coordinatorThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "onceflow-coordinator"));
+        this.snapshotThreads = Executors.newFixedThreadPool(2, r -> daemon(r, "onceflow-snapshot"));
+        Transformation sourceStep = plan.source();
+        this.enumerator = new EnumeratorHost<>(sourceStep.uid(), (ReplayableSource<?, ?, ?>) sourceStep.source(),
+                coordinatorThread, this::fail);
+        buildTasks();
+        this.finished = new CountDownLatch(tasks.size());
+        this.coordinator = new CheckpointCoordinator(jobName, plan.maxParallelism(), checkpointConfig, storage,
+                coordinatorThread, new Participants(), firstCheckpointId);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private void buildTasks() {
+        List<JobPlan.Stage> stages = plan.stages();
+        List<InputGate[]> gates = new ArrayList<>();
+        for (JobPlan.Stage stage : stages) {
+            int channels = stage.index() == 0 ? 0 : stages.get(stage.index() - 1).parallelism();
+            InputGate[] stageGates = new InputGate[stage.parallelism()];
+            for (int i = 0; i < stageGates.length; i++) {
+                stageGates[i] = new InputGate(channels, CHANNEL_CAPACITY);
+            }
+            gates.add(stageGates);
+        }
+        OperatorContext.TaskServices services = new OperatorContext.TaskServices() {
+            @Override
+            public void requestSplit(String sourceUid, int subtask) {
+                coordinatorThread.execute(() -> enumerator.handleSplitRequest(subtask));
+            }
+
+            @Override
+            public void registerReader(String sourceUid, int subtask) {
+                coordinatorThread.execute(() -> enumerator.addReader(subtask));
+            }
+        };
+        for (JobPlan.Stage stage : stages) {
+            boolean last = stage.index() == stages.size() - 1;
+            for (int subtask = 0; subtask < stage.parallelism(); subtask++) {
+                RecordWriter writer = last ? null : new RecordWriter(gates.get(stage.index() + 1), subtask,
+                        stages.get(stage.index() + 1).inputPartitioning(), plan.maxParallelism(), BATCH_SIZE);
+                Task task = createTask(stage, subtask, gates.get(stage.index())[subtask], writer, services);
+                tasks.add(task);
+                if (last) {
+                    lastStageTasks.add(task);
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Task createTask(JobPlan.Stage stage, int subtask, InputGate gate, RecordWriter writer,
+            OperatorContext.TaskServices services) {
+        List<StreamOperator<Object>> chain = new ArrayList<>();
+        for (Transformation step : stage.chain()) {
+            chain.add((StreamOperator<Object>) step.createOperator());
+        }
+        Function<String, RestoredState> state = uid -> restored == null
+                ? RestoredState.fresh(stage.parallelism())
+                : restored.stateFor(uid, subtask, stage.parallelism());
+        Task task = stage.index() == 0
+                ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state)
+                : new ProcessingTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this,
+                        state, checkpointConfig.mode());
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            Transformation step = stage.chain().get(i);
+            Output<Object> output;
+            if (i < chain.size() - 1) {
+                StreamOperator<Object> next = chain.get(i + 1);
+                output = record -> {
+                    try {
+                        next.processElement(record);
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new Task.ChainException(e);
+                    }
+                };
+            } else if (writer != null) {
+                output = record -> {
+                    try {
+                        writer.emit(record);
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new Task.ChainException(e);
+                    }
+                };
+            } else {
+                output = record -> { };
+            }
+            if (i == 0 && task instanceof SourceTask source) {
+                Output<Object> downstream = output;
+                output = record -> {
+                    source.countRecord();
+                    downstream.collect(record);
+                };
+            }
+            chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
+                    plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(), commitRetry, services),
+                    output);
+        }
+        if (task instanceof SourceTask source) {
+            sourceTasks.add(source);
+        }
+        return task;
+    }
+
+    /** Runs the attempt to its end. */
+    Outcome run() throws InterruptedException {
+        try {
+            coordinatorThread.submit(() -> {
+                enumerator.start(sourceTasks, restored);
+                return null;
+            }).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            failure.compareAndSet(null, e.getCause());
+            shutdown();
+            return Outcome.FAILED;
+        }
+        tasks.forEach(Task::start);
+        coordinatorThread.execute(coordinator::start);
+        finished.await();
+        shutdown();
+        if (failure.get() != null) {
+            return Outcome.FAILED;
+        }
+        return cancelled ? Outcome.CANCELLED : Outcome.FINISHED;
+    }
+
+    Throwable failure() {
+        return failure.get();
+    }
+
+    void cancel() {
+        cancelled = true;
+        tasks.forEach(Task::cancel);
+    }
+
+    CompletableFuture<Path> triggerSavepoint(boolean stop) {
+        CompletableFuture<Path> result = new CompletableFuture<>();
+        coordinatorThread.execute(() -> coordinator.triggerSavepoint(stop).whenComplete((path, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(path);
+            }
+        }));
+        return result;
+    }
+
+    /** The last checkpoint this attempt completed, if any. */
+    Path lastCompletedCheckpoint() {
+        return coordinator.lastCompleted();
+    }
+
+    CheckpointStats lastCheckpointStats() {
+        return coordinator.lastStats();
+    }
+
+    long recordsRead() {
+        return sourceTasks.stream().mapToLong(Task::records).sum();
+    }
+
+    long recordsWritten() {
+        return lastStageTasks.stream().mapToLong(Task::records).sum();
+    }
+
+    private void shutdown() throws InterruptedException {
+        coordinatorThread.submit(coordinator::shutdown);
+        for (Task task : tasks) {
+            task.join(30_000);
+        }
+        coordinatorThread.submit(enumerator::close);
+        coordinatorThread.shutdown();
+        coordinatorThread.awaitTermination(10, TimeUnit.SECONDS);
+        snapshotThreads.shutdownNow();
+    }
+
+    // ---- TaskEnvironment: calls from tasks, on any thread ----
+
+    @Override
+    public void acknowledge(Task task, long checkpointId, CheckpointMetadata.TaskStateRef state, long alignmentNanos) {
+        coordinator.acknowledge(task.name(), checkpointId, state, alignmentNanos);
+    }
+
+    @Override
+    public void decline(long checkpointId, Throwable cause) {
+        coordinator.decline(checkpointId, cause);
+    }
+
+    @Override
+    public void fail(Throwable cause) {
+        if (failure.compareAndSet(null, cause)) {
+            LOG.error("Job {} failed: {}", jobName, cause.getMessage(), cause);
+            tasks.forEach(Task::cancel);
+        }
+    }
+
+    @Override
+    public void sourceEnded(int subtask) {
+        coordinatorThread.execute(() -> {
+            if (++endedSources == sourceTasks.size()) {
+                LOG.info("All sources reached the end of their input; taking the final checkpoint");
+                coordinator.triggerFinal();
+            }
+        });
+    }
+
+    @Override
+    public void finished(Task task) {
+        finished.countDown();
+    }
+
+    @Override
+    public java.util.concurrent.Executor snapshotExecutor() {
+        return snapshotThreads;
+    }
+
+    @Override
+    public CheckpointStorage storage() {
+        return storage;
+    }
+
+    /** The coordinator's view of this attempt. */
+    private final class Participants implements CheckpointCoordinator.Participants {
+
+        @Override
+        public int taskCount() {
+            return tasks.size();
+        }
+
+        @Override
+        public List<CheckpointMetadata.EnumeratorStateRef> snapshotEnumerators(long checkpointId) throws Exception {
+            return List.of(enumerator.snapshot(checkpointId));
+        }
+
+        @Override
+        public void triggerSources(CheckpointBarrier barrier) {
+            for (SourceTask task : sourceTasks) {
+                task.gate().sendMail(() -> task.triggerCheckpoint(barrier));
+            }
+        }
+
+        @Override
+        public void notifyComplete(long checkpointId) {
+            enumerator.notifyComplete(checkpointId);
+            for (Task task : tasks) {
+                task.gate().sendMail(() -> task.notifyCheckpointComplete(checkpointId));
+            }
+        }
+
+        @Override
+        public void notifyAborted(long checkpointId) {
+            enumerator.notifyAborted(checkpointId);
+            for (Task task : tasks) {
+                task.gate().sendMail(() -> task.notifyCheckpointAborted(checkpointId));
+            }
+        }
+
+        @Override
+        public void failJob(Throwable cause) {
+            fail(cause);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.onceflow.runtime.graph;
+
+import dev.onceflow.runtime.api.KeySelector;
+import dev.onceflow.runtime.operator.StreamOperator;
+import java.util.function.Supplier;
+
+/**
+ * One step of a job as the user declared it. The runtime chains consecutive forward steps of equal
+ * parallelism into one task (see {@link JobPlan}).
+ */
+public final class Transformation {
+
+    /** How records of the previous step reach this one. */
+    public sealed interface Partitioning {
+        /** Same subtask index; chained when the parallelism is equal. */
+        record Forward() implements Partitioning {
+        }
+
+        /** Round robin over all subtasks. */
+        record Rebalance() implements Partitioning {
+        }
+
+        /** By key group of the key, so each key's records reach the subtask that owns its state. */
+        record Hash(KeySelector<Object, Object> keySelector) implements Partitioning {
+        }
+    }
+
+    /** What the step is, for the runtime to host it. */
+    public enum Kind {
+        SOURCE, OPERATOR, SINK
+    }
+
+    private final int index;
+    private final Kind kind;
+    private final Transformation input;
+    private final Partitioning partitioning;
+    private final Supplier<? extends StreamOperator<?>> operatorFactory;
+    private final Object source;
+    private String name;
+    private String uid;
+    private int parallelism;
+
+    public Transformation(int index, Kind kind, String name, Transformation input, Partitioning partitioning,
+            Supplier<? extends StreamOperator<?>> operatorFactory, Object source) {
+        this.index = index;
+        this.kind = kind;
+        this.name = name;
+        this.input = input;
+        this.partitioning = partitioning;
+        this.operatorFactory = operatorFactory;
+        this.source = source;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public Transformation input() {
+        return input;
+    }
+
+    public Partitioning partitioning() {
+        return partitioning;
+    }
+
+    /** A new operator instance; called once per parallel subtask and attempt. */
+    public StreamOperator<?> createOperator() {
+        return operatorFactory.get();
+    }
+
+    /** The {@link dev.onceflow.spi.source.ReplayableSource} of a source step, else {@code null}. */
+    public Object source() {
+        return source;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public void setName(String value) {
+        this.name = value;
+    }
+
+    /** The explicit uid, or a uid derived from the position when none was set. */
+    public String uid() {
+        return uid != null ? uid : kind.name().toLowerCase(java.util.Locale.ROOT) + "-" + index;
+    }
+
+    public void setUid(String value) {
+        if (!value.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("uid '" + value + "' may contain only letters, digits, '.', '_' and '-'");
+        }
+        this.uid = value;
+    }
+
+    /** The parallelism, 0 meaning the environment's default. */
+    public int parallelism() {
+        return parallelism;
+    }
+
+    public void setParallelism(int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, got " + value);
+        }
+        this.parallelism = value;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.onceflow.runtime.operator;
+
+import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.config.CommitRetry;
+
+/**
+ * Where an operator instance runs.
+ *
+ * @param firstCheckpointId the id the next checkpoint of this attempt will have at the earliest
+ * @param attemptId unique per process attempt (see {@link dev.onceflow.spi.sink.SinkContext#attemptId()})
+ * @param taskServices how sources reach the coordinator
+ */
+public record OperatorContext(String jobName, String uid, String name, int subtaskIndex, int parallelism,
+        int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode, CommitRetry commitRetry,
+        TaskServices taskServices) {
+
+    /** Calls from an operator to the rest of the job. */
+    public interface TaskServices {
+
+        /** A source reader asks its enumerator for splits. */
+        void requestSplit(String sourceUid, int subtask);
+
+        /** A source reader came up; its enumerator may now assign it splits. */
+        void registerReader(String sourceUid, int subtask);
+    }
+}

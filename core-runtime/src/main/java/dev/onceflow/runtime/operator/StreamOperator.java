@@ -1,0 +1,63 @@
+package dev.onceflow.runtime.operator;
+
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.state.OperatorSnapshot;
+import dev.onceflow.runtime.state.RestoredState;
+
+/**
+ * One step of a task's operator chain. Every method runs on the task thread.
+ *
+ * <p>Life cycle: {@link #setup}, {@link #initializeState} (with the restored share, or a fresh
+ * one), {@link #open}; then records, barriers ({@link #prepareSnapshotPreBarrier} before the barrier
+ * is forwarded, {@link #snapshotState} after) and notifications; then either {@link #endInput} and
+ * {@link #close} (the job finished) or {@link #cancel} (the job failed).
+ */
+public abstract class StreamOperator<IN> {
+
+    protected OperatorContext context;
+    protected Output<Object> output;
+
+    public void setup(OperatorContext operatorContext, Output<Object> downstream) {
+        this.context = operatorContext;
+        this.output = downstream;
+    }
+
+    public OperatorContext context() {
+        return context;
+    }
+
+    public void initializeState(RestoredState state) throws Exception {
+    }
+
+    public void open() throws Exception {
+    }
+
+    public abstract void processElement(IN record) throws Exception;
+
+    /** Work that must be done before the barrier leaves this task: flushing, pre-committing. */
+    public void prepareSnapshotPreBarrier(CheckpointBarrier barrier) throws Exception {
+    }
+
+    /** The synchronous part of a snapshot: a consistent copy of the state at the barrier. */
+    public OperatorSnapshot snapshotState(long checkpointId) throws Exception {
+        return OperatorSnapshot.EMPTY;
+    }
+
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    }
+
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+    }
+
+    /** Every input ended; emit what is still held. */
+    public void endInput() throws Exception {
+    }
+
+    /** The job finished: release resources. */
+    public void close() throws Exception {
+    }
+
+    /** The job failed or was cancelled: release resources quietly; must not throw. */
+    public void cancel() {
+    }
+}

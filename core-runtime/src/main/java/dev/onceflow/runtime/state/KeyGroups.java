@@ -1,0 +1,42 @@
+package dev.onceflow.runtime.state;
+
+/**
+ * Keys hash to a fixed number of key groups (the job's max parallelism); each parallel subtask
+ * owns a contiguous range of them. State is snapshotted per key group, so a savepoint restores at
+ * any parallelism up to the max: ranges are recomputed and groups move whole.
+ */
+public final class KeyGroups {
+
+    private KeyGroups() {
+    }
+
+    /** The key group of a key. Uses {@code hashCode}, so key types need a stable one (String, Long). */
+    public static int keyGroupOf(Object key, int maxParallelism) {
+        return Math.floorMod(mix(key.hashCode()), maxParallelism);
+    }
+
+    /** The subtask that owns a key group. */
+    public static int subtaskOf(int keyGroup, int maxParallelism, int parallelism) {
+        return keyGroup * parallelism / maxParallelism;
+    }
+
+    /** First key group (inclusive) owned by a subtask. */
+    public static int firstGroup(int subtask, int maxParallelism, int parallelism) {
+        return (subtask * maxParallelism + parallelism - 1) / parallelism;
+    }
+
+    /** Last key group (exclusive) owned by a subtask. */
+    public static int endGroup(int subtask, int maxParallelism, int parallelism) {
+        return firstGroup(subtask + 1, maxParallelism, parallelism);
+    }
+
+    // murmur3 finalizer: spreads poorly distributed hash codes (small integers) over all groups
+    private static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        return h;
+    }
+}

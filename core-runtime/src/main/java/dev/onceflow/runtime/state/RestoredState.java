@@ -1,0 +1,31 @@
+package dev.onceflow.runtime.state;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * What one operator instance gets back on restore, already redistributed for its subtask.
+ *
+ * @param checkpointId the restored checkpoint, empty on a fresh start
+ * @param previousParallelism the operator's parallelism when the checkpoint was taken
+ */
+public record RestoredState(OptionalLong checkpointId, int previousParallelism, Map<String, List<byte[]>> listState,
+        Map<String, List<byte[]>> subtaskState, Map<Integer, byte[]> keyedState) {
+
+    public static RestoredState fresh(int parallelism) {
+        return new RestoredState(OptionalLong.empty(), parallelism, Map.of(), Map.of(), Map.of());
+    }
+
+    public boolean isRestored() {
+        return checkpointId.isPresent();
+    }
+
+    public List<byte[]> list(String name) {
+        return listState.getOrDefault(name, List.of());
+    }
+
+    public List<byte[]> subtaskList(String name) {
+        return subtaskState.getOrDefault(name, List.of());
+    }
+}

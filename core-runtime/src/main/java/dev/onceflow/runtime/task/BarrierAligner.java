@@ -1,0 +1,95 @@
+package dev.onceflow.runtime.task;
+
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.config.CheckpointingMode;
+import java.util.Arrays;
+
+/**
+ * Decides when a task with several input channels takes its snapshot.
+ *
+ * <p>EXACTLY_ONCE aligns: a channel whose barrier {@code n} arrived is blocked until barrier
+ * {@code n} arrived on every channel, so no record after the barrier reaches the state before the
+ * snapshot. AT_LEAST_ONCE only counts: it keeps reading every channel and snapshots when the last
+ * barrier arrives, so the snapshot may include records after the barrier, which a restore replays.
+ * A newer barrier cancels an unfinished alignment (its checkpoint was aborted or superseded).
+ */
+final class BarrierAligner {
+
+    /** What the task does when alignment is done. */
+    interface Handler {
+        void onAligned(CheckpointBarrier barrier) throws Exception;
+    }
+
+    private final InputGate gate;
+    private final boolean align;
+    private final boolean[] seen;
+    private final boolean[] ended;
+    private long currentId = -1;
+    private int count;
+    private long alignmentStartNanos;
+    private long lastAlignmentNanos;
+
+    BarrierAligner(InputGate gate, CheckpointingMode mode) {
+        this.gate = gate;
+        this.align = mode == CheckpointingMode.EXACTLY_ONCE;
+        this.seen = new boolean[gate.channelCount()];
+        this.ended = new boolean[gate.channelCount()];
+    }
+
+    void onBarrier(int channel, CheckpointBarrier barrier, Handler handler) throws Exception {
+        long id = barrier.checkpointId();
+        if (id < currentId || (id == currentId && (seen[channel] || count == 0))) {
+            return; // stale barrier of an aborted or already handled checkpoint
+        }
+        if (id > currentId) {
+            reset();
+            currentId = id;
+            alignmentStartNanos = System.nanoTime();
+        }
+        seen[channel] = true;
+        count++;
+        if (count + endedCount() < seen.length) {
+            if (align) {
+                gate.block(channel);
+            }
+            return;
+        }
+        lastAlignmentNanos = System.nanoTime() - alignmentStartNanos;
+        reset();
+        count = 0;
+        handler.onAligned(barrier);
+    }
+
+    void onEnd(int channel) {
+        ended[channel] = true;
+    }
+
+    /** The checkpoint was aborted: stop waiting for its barriers. */
+    void abort(long checkpointId) {
+        if (checkpointId == currentId && count > 0) {
+            reset();
+        }
+    }
+
+    long lastAlignmentNanos() {
+        return lastAlignmentNanos;
+    }
+
+    private void reset() {
+        Arrays.fill(seen, false);
+        count = 0;
+        if (align) {
+            gate.unblockAll();
+        }
+    }
+
+    private int endedCount() {
+        int n = 0;
+        for (boolean e : ended) {
+            if (e) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.onceflow.runtime.task;
+
+import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.state.RestoredState;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A subtask of a stage after the first: takes batches, barriers and mail from its input gate.
+ * Ends when every input channel ended and the terminal checkpoint completed.
+ */
+public final class ProcessingTask extends Task {
+
+    private final BarrierAligner aligner;
+    private int endedChannels;
+
+    public ProcessingTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
+            List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
+            Function<String, RestoredState> restoredState, CheckpointingMode mode) {
+        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState);
+        this.aligner = new BarrierAligner(gate, mode);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        aligner.abort(checkpointId);
+        super.notifyCheckpointAborted(checkpointId);
+    }
+
+    @Override
+    protected void runLoop() throws Exception {
+        StreamOperator<Object> head = chain.get(0);
+        long idleWait = TimeUnit.MILLISECONDS.toNanos(100);
+        while (!cancelled()) {
+            if (endedChannels == gate.channelCount() && terminalCompleted()) {
+                break;
+            }
+            Object item = gate.take(0);
+            if (item == null) {
+                // Nothing queued: hand partial batches downstream before waiting.
+                if (writer != null) {
+                    writer.flushAll();
+                }
+                item = gate.take(idleWait);
+                if (item == null) {
+                    continue;
+                }
+            }
+            if (item instanceof Runnable mail) {
+                mail.run();
+                continue;
+            }
+            InputGate.Polled polled = (InputGate.Polled) item;
+            StreamElement element = polled.element();
+            if (element instanceof StreamElement.Records batch) {
+                for (Object record : batch.records()) {
+                    head.processElement(record);
+                }
+                records += batch.records().size();
+            } else if (element instanceof StreamElement.Barrier barrier) {
+                aligner.onBarrier(polled.channel(), barrier.barrier(),
+                        aligned -> performCheckpoint(aligned, aligner.lastAlignmentNanos()));
+            } else {
+                aligner.onEnd(polled.channel());
+                endedChannels++;
+            }
+        }
+        for (StreamOperator<Object> operator : chain) {
+            operator.endInput();
+        }
+        if (writer != null) {
+            writer.broadcast(StreamElement.EndOfData.INSTANCE);
+        }
+    }
+}

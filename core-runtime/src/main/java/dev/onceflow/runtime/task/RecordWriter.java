@@ -1,0 +1,81 @@
+package dev.onceflow.runtime.task;
+
+import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.state.KeyGroups;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The output of a task to the next stage: one channel per downstream subtask, records batched per
+ * channel. A batch is handed over when it is full, when the task would otherwise wait (so low
+ * rates see no added latency), and before every barrier (so the barrier never overtakes records).
+ */
+public final class RecordWriter {
+
+    private final InputGate[] targets;
+    private final int channelIndex;
+    private final Transformation.Partitioning partitioning;
+    private final int maxParallelism;
+    private final int batchSize;
+    private final List<Object>[] buffers;
+    private int roundRobin;
+
+    @SuppressWarnings("unchecked")
+    public RecordWriter(InputGate[] targets, int channelIndex, Transformation.Partitioning partitioning,
+            int maxParallelism, int batchSize) {
+        this.targets = targets;
+        this.channelIndex = channelIndex;
+        this.partitioning = partitioning;
+        this.maxParallelism = maxParallelism;
+        this.batchSize = batchSize;
+        this.buffers = new List[targets.length];
+        for (int i = 0; i < targets.length; i++) {
+            buffers[i] = new ArrayList<>(batchSize);
+        }
+        this.roundRobin = channelIndex % targets.length;
+    }
+
+    public void emit(Object record) throws Exception {
+        int target = select(record);
+        List<Object> buffer = buffers[target];
+        buffer.add(record);
+        if (buffer.size() >= batchSize) {
+            flush(target);
+        }
+    }
+
+    private int select(Object record) throws Exception {
+        if (targets.length == 1) {
+            return 0;
+        }
+        if (partitioning instanceof Transformation.Partitioning.Hash hash) {
+            int group = KeyGroups.keyGroupOf(hash.keySelector().getKey(record), maxParallelism);
+            return KeyGroups.subtaskOf(group, maxParallelism, targets.length);
+        }
+        roundRobin = roundRobin + 1 == targets.length ? 0 : roundRobin + 1;
+        return roundRobin;
+    }
+
+    /** Hands every partial batch to its channel. */
+    public void flushAll() throws InterruptedException {
+        for (int i = 0; i < targets.length; i++) {
+            if (!buffers[i].isEmpty()) {
+                flush(i);
+            }
+        }
+    }
+
+    private void flush(int target) throws InterruptedException {
+        List<Object> batch = buffers[target];
+        buffers[target] = new ArrayList<>(batchSize);
+        targets[target].put(channelIndex, new StreamElement.Records(batch));
+    }
+
+    /** Flushes, then sends {@code element} (a barrier or the end) to every channel. */
+    public void broadcast(StreamElement element) throws InterruptedException {
+        flushAll();
+        for (InputGate target : targets) {
+            target.put(channelIndex, element);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.onceflow.runtime.task;
+
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.fault.FaultPoints;
+import dev.onceflow.runtime.operator.SourceOperator;
+import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.state.RestoredState;
+import dev.onceflow.spi.source.InputStatus;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A subtask of the first stage: polls its source reader and handles mail in between. After a
+ * terminal barrier it stops polling; once that checkpoint completes it ends its channels.
+ */
+public final class SourceTask extends Task {
+
+    private final SourceOperator<?, ?> source;
+    private boolean endReported;
+
+    public SourceTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
+            List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
+            Function<String, RestoredState> restoredState) {
+        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState);
+        this.source = (SourceOperator<?, ?>) (StreamOperator<?>) chain.get(0);
+    }
+
+    public SourceOperator<?, ?> sourceOperator() {
+        return source;
+    }
+
+    /** Runs on the task thread (mail from the coordinator). */
+    public void triggerCheckpoint(CheckpointBarrier barrier) {
+        try {
+            performCheckpoint(barrier, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new ChainException(e);
+        }
+    }
+
+    @Override
+    protected void beforeBarrierForwarded() {
+        FaultPoints.reach(FaultPoints.SOURCE_BEFORE_BARRIER);
+    }
+
+    @Override
+    protected void runLoop() throws Exception {
+        while (!cancelled()) {
+            Runnable mail = gate.takeMail(0, TimeUnit.NANOSECONDS);
+            if (mail != null) {
+                mail.run();
+                continue;
+            }
+            if (terminalCompleted()) {
+                break;
+            }
+            if (endReported || terminalPending()) {
+                flush();
+                mail = gate.takeMail(100, TimeUnit.MILLISECONDS);
+                if (mail != null) {
+                    mail.run();
+                }
+                continue;
+            }
+            InputStatus status = source.pollNext();
+            if (status == InputStatus.NOTHING_AVAILABLE) {
+                flush();
+                mail = gate.takeMail(1, TimeUnit.MILLISECONDS);
+                if (mail != null) {
+                    mail.run();
+                }
+            } else if (status == InputStatus.END_OF_INPUT) {
+                flush();
+                endReported = true;
+                environment.sourceEnded(subtask);
+            }
+        }
+        for (StreamOperator<Object> operator : chain) {
+            operator.endInput();
+        }
+        if (writer != null) {
+            writer.broadcast(StreamElement.EndOfData.INSTANCE);
+        }
+    }
+
+    /** Counts a record emitted by the reader. */
+    public void countRecord() {
+        records++;
+    }
+
+    private void flush() throws InterruptedException {
+        if (writer != null) {
+            writer.flushAll();
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dev.onceflow.runtime.task;
+
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.checkpoint.CheckpointMetadata;
+import dev.onceflow.runtime.fault.FaultPoints;
+import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.state.OperatorSnapshot;
+import dev.onceflow.runtime.state.RestoredState;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * One parallel subtask of a stage: a thread that runs the stage's operator chain. Records,
+ * barriers, checkpoint notifications and split assignments are all handled on this thread (the
+ * mailbox model), so operators and connector code never need locks.
+ */
+public abstract class Task implements Runnable {
+
+    protected final String stageName;
+    protected final int subtask;
+    protected final int parallelism;
+    protected final List<String> uids;
+    protected final InputGate gate;
+    protected final List<StreamOperator<Object>> chain;
+    protected final RecordWriter writer;
+    protected final TaskEnvironment environment;
+    private final Function<String, RestoredState> restoredState;
+
+    protected volatile long records;
+    private volatile boolean cancelled;
+    private long terminalCheckpointId = -1;
+    private boolean terminalCompleted;
+    private Thread thread;
+
+    protected Task(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
+            List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
+            Function<String, RestoredState> restoredState) {
+        this.stageName = stageName;
+        this.subtask = subtask;
+        this.parallelism = parallelism;
+        this.uids = uids;
+        this.gate = gate;
+        this.chain = chain;
+        this.writer = writer;
+        this.environment = environment;
+        this.restoredState = restoredState;
+    }
+
+    public String name() {
+        return stageName + "[" + subtask + "]";
+    }
+
+    public InputGate gate() {
+        return gate;
+    }
+
+    /** Records this task read (sources) or received (other stages). */
+    public long records() {
+        return records;
+    }
+
+    public void start() {
+        thread = new Thread(this, "onceflow-" + name());
+        thread.start();
+    }
+
+    /** Stops the task thread without closing operators gracefully. */
+    public void cancel() {
+        cancelled = true;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+
+    public void join(long millis) throws InterruptedException {
+        if (thread != null) {
+            thread.join(millis);
+        }
+    }
+
+    @Override
+    public final void run() {
+        boolean graceful = false;
+        try {
+            for (StreamOperator<Object> operator : chain) {
+                operator.initializeState(restoredState.apply(operator.context().uid()));
+            }
+            for (StreamOperator<Object> operator : chain) {
+                operator.open();
+            }
+            runLoop();
+            for (StreamOperator<Object> operator : chain) {
+                operator.close();
+            }
+            graceful = true;
+        } catch (InterruptedException e) {
+            if (!cancelled) {
+                environment.fail(e);
+            }
+        } catch (Throwable t) {
+            if (!cancelled) {
+                environment.fail(new TaskFailure(name(), t instanceof ChainException c ? c.getCause() : t));
+            }
+        } finally {
+            if (!graceful) {
+                for (StreamOperator<Object> operator : chain) {
+                    operator.cancel();
+                }
+            }
+            environment.finished(this);
+        }
+    }
+
+    protected abstract void runLoop() throws Exception;
+
+    protected boolean cancelled() {
+        return cancelled;
+    }
+
+    /**
+     * Takes this task's part of a checkpoint: operators prepare (sinks pre-commit), the barrier
+     * goes downstream, the chain's state is copied here on the task thread, and written and
+     * acknowledged off it.
+     */
+    protected void performCheckpoint(CheckpointBarrier barrier, long alignmentNanos) throws Exception {
+        for (StreamOperator<Object> operator : chain) {
+            operator.prepareSnapshotPreBarrier(barrier);
+        }
+        beforeBarrierForwarded();
+        if (writer != null) {
+            writer.broadcast(new StreamElement.Barrier(barrier));
+        }
+        Map<String, OperatorSnapshot> snapshots = new LinkedHashMap<>();
+        for (StreamOperator<Object> operator : chain) {
+            OperatorSnapshot snapshot = operator.snapshotState(barrier.checkpointId());
+            if (!snapshot.isEmpty()) {
+                snapshots.put(operator.context().uid(), snapshot);
+            }
+        }
+        if (barrier.terminal()) {
+            terminalCheckpointId = barrier.checkpointId();
+        }
+        long id = barrier.checkpointId();
+        environment.snapshotExecutor().execute(() -> {
+            try {
+                CheckpointMetadata.TaskStateRef ref = environment.storage().writeTaskState(id, barrier.kind(),
+                        stageName, uids, subtask, parallelism, snapshots);
+                FaultPoints.reach(FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK);
+                environment.acknowledge(this, id, ref, alignmentNanos);
+            } catch (Throwable t) {
+                environment.decline(id, new Exception(name() + " could not write its state: " + t, t));
+            }
+        });
+    }
+
+    /** Hook for sources: the last moment before the barrier is emitted. */
+    protected void beforeBarrierForwarded() {
+    }
+
+    /** Runs on the task thread (mail). */
+    public void notifyCheckpointComplete(long checkpointId) {
+        try {
+            for (StreamOperator<Object> operator : chain) {
+                operator.notifyCheckpointComplete(checkpointId);
+            }
+            if (terminalCheckpointId >= 0 && checkpointId >= terminalCheckpointId) {
+                terminalCompleted = true;
+            }
+        } catch (Exception e) {
+            throw new ChainException(e);
+        }
+    }
+
+    /** Runs on the task thread (mail). */
+    public void notifyCheckpointAborted(long checkpointId) {
+        try {
+            for (StreamOperator<Object> operator : chain) {
+                operator.notifyCheckpointAborted(checkpointId);
+            }
+            if (checkpointId == terminalCheckpointId) {
+                terminalCheckpointId = -1;
+            }
+        } catch (Exception e) {
+            throw new ChainException(e);
+        }
+    }
+
+    /** Whether the checkpoint after which this task stops has completed and been notified. */
+    protected boolean terminalCompleted() {
+        return terminalCompleted;
+    }
+
+    /** Whether this task sent a terminal barrier that has not completed or aborted yet. */
+    protected boolean terminalPending() {
+        return terminalCheckpointId >= 0 && !terminalCompleted;
+    }
+
+    /** Carries a checked exception out of an operator chain's {@code Output}. */
+    public static final class ChainException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public ChainException(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /** A task failed; names the task. */
+    public static final class TaskFailure extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        TaskFailure(String task, Throwable cause) {
+            super(task + " failed: " + cause, cause);
+        }
+    }
+}
