@@ -1,0 +1,53 @@
+package dev.onceflow.connector.datagen;
+
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.source.ReplayableSource;
+import java.util.List;
+
+/** Makes {@link DatagenSource} usable from job files as {@code datagen}. */
+public final class DatagenSourceFactory implements SourceFactory {
+
+    public static final Option<Long> ROWS = Option.longOption("rows").atLeast(1L)
+            .description("Number of records to generate; omit for an unbounded source.");
+
+    public static final Option<Integer> KEYS = Option.intOption("keys").defaultValue(10).atLeast(1)
+            .description("Number of distinct keys; record s gets key \"key-\" + s % keys.");
+
+    public static final Option<Long> ROWS_PER_SECOND = Option.longOption("rows-per-second").defaultValue(0L)
+            .atLeast(0L).description("Records per second across all readers; 0 means as fast as possible.");
+
+    public static final Option<Integer> SPLITS = Option.intOption("splits").defaultValue(4).atLeast(1)
+            .description("Number of splits, the most readers that can share the work.");
+
+    public static final Option<Integer> PAYLOAD_SIZE = Option.intOption("payload-size").defaultValue(16).atLeast(0)
+            .description("Length in characters of each record's deterministic payload.");
+
+    @Override
+    public String identifier() {
+        return "datagen";
+    }
+
+    @Override
+    public String description() {
+        return "Generates deterministic, replayable keyed events, bounded or unbounded, optionally rate-limited.";
+    }
+
+    @Override
+    public List<Option<?>> options() {
+        return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, PAYLOAD_SIZE);
+    }
+
+    @Override
+    public ReplayableSource<Event, ?, ?> createSource(OptionValues options) {
+        DatagenSource.Builder builder = DatagenSource.builder()
+                .keys(options.get(KEYS))
+                .rowsPerSecond(options.get(ROWS_PER_SECOND))
+                .splits(options.get(SPLITS))
+                .payloadSize(options.get(PAYLOAD_SIZE));
+        options.getOptional(ROWS).ifPresent(builder::rows);
+        return builder.build();
+    }
+}

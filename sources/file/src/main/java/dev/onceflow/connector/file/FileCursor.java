@@ -1,0 +1,147 @@
+package dev.onceflow.connector.file;
+
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.source.ReaderOutput;
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A reader's progress through one file: the offset after the last emitted line, and the open
+ * stream (if any) positioned somewhere after it.
+ *
+ * <p>Only {@link #offset} matters for replay. The stream is a cache: it is closed whenever the
+ * file's end is reached and reopened at {@code offset}, so bytes of an unfinished last line are
+ * simply read again once the line is complete.
+ */
+final class FileCursor implements AutoCloseable {
+
+    private final Configuration conf;
+    private final Path path;
+    private final FileFormat format;
+    private FileSystem fs;
+    private long offset;
+    private FSDataInputStream stream;
+    private LineReader lines;
+    /** File length seen when the end was last reached; -1 while the end was not reached. */
+    private long lengthAtEnd = -1;
+    /** {@link System#nanoTime()} when the end was reached or the length last checked. */
+    private long lastEndCheckNanos;
+
+    FileCursor(FileSplit split, FileFormat format, Configuration conf) {
+        this.conf = conf;
+        this.path = new Path(split.path());
+        this.format = format;
+        this.offset = split.offset();
+    }
+
+    /** The split with the position after the last emitted line. */
+    FileSplit split() {
+        return new FileSplit(path.toString(), offset);
+    }
+
+    /** Whether the end of the file was reached and nothing was read since. */
+    boolean atEnd() {
+        return lengthAtEnd >= 0;
+    }
+
+    /**
+     * Emits up to {@code max} complete lines; at the end of the file, closes the stream, and with
+     * {@code emitUnterminatedLast} also emits a last line that lacks its {@code \n}.
+     *
+     * @return the number of events emitted
+     * @throws IOException if the file cannot be read or a line is not in the format, naming the
+     *     file and the line's byte offset
+     */
+    int emit(ReaderOutput<Event> output, int max, boolean emitUnterminatedLast) throws IOException {
+        if (stream == null) {
+            open();
+        }
+        int emitted = 0;
+        while (emitted < max) {
+            LineReader.Line line = lines.next();
+            if (line == null) {
+                line = emitUnterminatedLast ? lines.remainder() : null;
+                if (line != null) {
+                    collect(output, line);
+                    emitted++;
+                }
+                lengthAtEnd = lines.bytesSeen();
+                lastEndCheckNanos = System.nanoTime();
+                closeStream();
+                break;
+            }
+            collect(output, line);
+            emitted++;
+        }
+        return emitted;
+    }
+
+    /**
+     * Whether the file grew past the length seen at its end. Asks the file system at most once per
+     * {@code checkIntervalNanos}, because on a distributed file system every check is a remote call.
+     */
+    boolean grew(long nowNanos, long checkIntervalNanos) throws IOException {
+        if (nowNanos - lastEndCheckNanos < checkIntervalNanos) {
+            return false;
+        }
+        lastEndCheckNanos = nowNanos;
+        long length = fileSystem().getFileStatus(path).getLen();
+        if (length > lengthAtEnd) {
+            lengthAtEnd = -1;
+            return true;
+        }
+        return false;
+    }
+
+    private void collect(ReaderOutput<Event> output, LineReader.Line line) throws IOException {
+        Event event;
+        try {
+            event = format.toEvent(path.getName(), line.offset(), line.text());
+        } catch (IllegalArgumentException e) {
+            // Never skip a bad line: a silently dropped record is exactly what this project forbids.
+            throw new IOException("cannot read " + format + " line at byte offset " + line.offset() + " of file "
+                    + path + ": " + e.getMessage(), e);
+        }
+        output.collect(event);
+        offset = line.nextOffset();
+    }
+
+    private void open() throws IOException {
+        FileSystem fs = fileSystem();
+        long length = fs.getFileStatus(path).getLen();
+        if (length < offset) {
+            throw new IOException("file " + path + " has " + length + " bytes but was already read up to byte "
+                    + offset + "; it was truncated or replaced after it was read");
+        }
+        stream = fs.open(path);
+        if (offset > 0) {
+            stream.seek(offset);
+        }
+        lines = new LineReader(stream, offset, format.quotedFields());
+    }
+
+    /** Looked up on first use, so assigning a split never touches a remote system. */
+    private FileSystem fileSystem() throws IOException {
+        if (fs == null) {
+            fs = FileSystemPaths.fileSystemOf(path, conf);
+        }
+        return fs;
+    }
+
+    private void closeStream() throws IOException {
+        FSDataInputStream open = stream;
+        stream = null;
+        lines = null;
+        if (open != null) {
+            open.close();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closeStream();
+    }
+}
