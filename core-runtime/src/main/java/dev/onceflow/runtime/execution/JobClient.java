@@ -34,8 +34,8 @@ public final class JobClient {
     private volatile JobExecution current;
     private volatile boolean cancelled;
     private volatile int restarts;
-    private long readBefore;
-    private long writtenBefore;
+    private volatile long readBefore;
+    private volatile long writtenBefore;
 
     /**
      * Validates the restore point and starts the job on a new thread.
@@ -83,20 +83,25 @@ public final class JobClient {
 
     private void runAttempts(RestoredCheckpoint initial) {
         RestoredCheckpoint restorePoint = initial;
+        long carriedRead = 0;
+        long carriedWritten = 0;
         try {
             while (true) {
                 long first = Math.max(storage.highestId(), restorePoint == null ? 0 : restorePoint.checkpointId()) + 1;
                 String attemptId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
                 JobExecution execution = new JobExecution(jobName, plan, checkpointConfig, commitRetry, storage,
                         restorePoint, first, attemptId);
+                // Swapped together, so progress never counts the finished attempt twice.
+                readBefore = carriedRead;
+                writtenBefore = carriedWritten;
                 current = execution;
                 started.complete(null);
                 if (cancelled) {
                     execution.cancel();
                 }
                 JobExecution.Outcome outcome = execution.run();
-                readBefore += execution.recordsRead();
-                writtenBefore += execution.recordsWritten();
+                long read = readBefore + execution.recordsRead();
+                long written = writtenBefore + execution.recordsWritten();
                 Path last = execution.lastCompletedCheckpoint();
                 if (last != null) {
                     restorePoint = CheckpointStorage.load(last);
@@ -104,7 +109,7 @@ public final class JobClient {
                 Path lastDir = restorePoint == null ? null : restorePoint.directory();
                 if (outcome == JobExecution.Outcome.FINISHED || outcome == JobExecution.Outcome.CANCELLED) {
                     result.complete(new JobResult(jobName, outcome == JobExecution.Outcome.FINISHED
-                            ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, readBefore, writtenBefore, lastDir,
+                            ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, read, written, lastDir,
                             restarts));
                     return;
                 }
@@ -114,6 +119,8 @@ public final class JobClient {
                             + cause.getMessage(), cause));
                     return;
                 }
+                carriedRead = read;
+                carriedWritten = written;
                 restarts++;
                 LOG.warn("Job {} restarting (restart {}) from {} in {} ms", jobName, restarts,
                         lastDir == null ? "the beginning" : lastDir, restartStrategy.delay().toMillis());
