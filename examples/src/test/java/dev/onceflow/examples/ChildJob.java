@@ -27,7 +27,12 @@ final class ChildJob {
      *
      * @param faultPoint armed fault point ({@code name} or {@code name@n}), or {@code null}
      */
-    static ChildJob start(Path jobFile, String faultPoint, Path log, String... extraArgs) throws IOException {
+    static ChildJob start(Path jobFile, String faultPoint, Path log) throws IOException {
+        return start(jobFile, faultPoint, log, "latest");
+    }
+
+    /** Starts {@code onceflow run <jobFile> --resume <resume>}. */
+    static ChildJob start(Path jobFile, String faultPoint, Path log, String resume) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -41,14 +46,22 @@ final class ChildJob {
         command.add("run");
         command.add(jobFile.toString());
         command.add("--resume");
-        command.add("latest");
+        command.add(resume);
         command.add("--progress-interval");
         command.add("0");
-        command.addAll(List.of(extraArgs));
         ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.getParent().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().remove("ONCEFLOW_FAULT");
         return new ChildJob(builder.start(), log);
+    }
+
+    /** Waits up to {@code millis} for the process to exit by itself; true if it did. */
+    boolean exitsWithin(long millis) throws InterruptedException {
+        return process.waitFor(millis, TimeUnit.MILLISECONDS);
+    }
+
+    int exitValue() {
+        return process.exitValue();
     }
 
     /** Sends SIGKILL and waits for the process to be gone. */
