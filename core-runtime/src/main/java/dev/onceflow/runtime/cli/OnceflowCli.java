@@ -82,6 +82,11 @@ public final class OnceflowCli {
                         + "or the checkpoint or savepoint directory given.")
         String resume;
 
+        @CommandLine.Option(names = "--fresh",
+                description = "Start from the beginning even though the job has completed checkpoints "
+                        + "(what the sink already committed stays, so delete it first).")
+        boolean fresh;
+
         @CommandLine.Option(names = "--allow-non-restored-state",
                 description = "Allow restoring state of operators the job no longer has.")
         boolean allowNonRestoredState;
@@ -103,6 +108,15 @@ public final class OnceflowCli {
                     : resume.equals("latest") ? RestoreSetting.latest() : RestoreSetting.fromPath(Path.of(resume));
             if (restore instanceof RestoreSetting.FromPath p && !Files.isDirectory(p.directory())) {
                 throw new JobFileException("--resume " + resume + ": no such checkpoint or savepoint directory");
+            }
+            if (resume != null && fresh) {
+                throw new JobFileException("--fresh and --resume exclude each other");
+            }
+            Path jobDirectory = job.environment().checkpointConfig().directory().resolve(job.spec().name());
+            if (resume == null && !fresh && new CheckpointStorage(jobDirectory).latestValid().isPresent()) {
+                // Starting over silently would emit everything again next to what was committed.
+                throw new JobFileException("job " + job.spec().name() + " already has completed checkpoints in "
+                        + jobDirectory + "; continue it with --resume latest, or delete its output and start over with --fresh");
             }
             long progressMillis = Option.parseDuration(progressInterval).toMillis();
             PrintWriter out = spec.commandLine().getOut();

@@ -64,6 +64,10 @@ public final class JobClient {
         } else if (restore instanceof RestoreSetting.Latest) {
             LOG.info("No completed checkpoint of job {} in {}; starting fresh", jobName, storage.jobDirectory());
         }
+        if (!checkpointConfig.periodic()) {
+            LOG.warn("Checkpointing is off for job {}: transactional sinks commit only at the end of bounded input, "
+                    + "and a crash restarts the job from the beginning", jobName);
+        }
         JobClient client = new JobClient(jobName, plan, checkpointConfig, commitRetry, restartStrategy, storage);
         RestoredCheckpoint restorePoint = initial;
         Thread runner = new Thread(() -> client.runAttempts(restorePoint), "onceflow-job-" + jobName);

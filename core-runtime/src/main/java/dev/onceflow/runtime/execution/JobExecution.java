@@ -204,8 +204,10 @@ final class JobExecution implements TaskEnvironment {
             shutdown();
             return Outcome.FAILED;
         }
-        tasks.forEach(Task::start);
+        // Queued before any task can report the end of its input, so the final checkpoint never
+        // races the start of periodic ones.
         coordinatorThread.execute(coordinator::start);
+        tasks.forEach(Task::start);
         finished.await();
         shutdown();
         if (failure.get() != null) {
