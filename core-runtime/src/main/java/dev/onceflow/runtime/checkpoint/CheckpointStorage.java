@@ -126,9 +126,11 @@ public final class CheckpointStorage {
                 throw new CorruptCheckpointException("state file " + ref.file() + " is missing");
             }
             byte[] payload = ChecksummedFiles.read(file);
-            if (payload.length != ref.length()) {
-                throw new CorruptCheckpointException("state file " + ref.file() + " has " + payload.length
-                        + " bytes, metadata recorded " + ref.length());
+            if (payload.length != ref.length() || ChecksummedFiles.checksum(payload) != ref.checksum()) {
+                // A valid file that is not the one the metadata recorded (replaced, or from another attempt).
+                throw new CorruptCheckpointException("state file " + ref.file() + " is not the file the metadata recorded ("
+                        + payload.length + " bytes, checksum " + Integer.toHexString(ChecksummedFiles.checksum(payload))
+                        + "; recorded " + ref.length() + " bytes, checksum " + Integer.toHexString(ref.checksum()) + ")");
             }
             try {
                 tasks.add(new RestoredCheckpoint.TaskState(ref, TaskStateCodec.decode(payload)));

@@ -33,9 +33,7 @@ public final class ChecksummedFiles {
      * @return the checksum of the payload
      */
     public static int writeAtomically(Path target, byte[] payload) throws IOException {
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        int checksum = (int) crc.getValue();
+        int checksum = checksum(payload);
         ByteBuffer buffer = ByteBuffer.allocate(HEADER + payload.length + TRAILER);
         buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(payload.length).put(payload).putInt(checksum).flip();
         Path temp = target.resolveSibling(target.getFileName() + ".tmp");
@@ -89,6 +87,13 @@ public final class ChecksummedFiles {
                     + ", computed " + Integer.toHexString((int) crc.getValue()) + ")");
         }
         return payload;
+    }
+
+    /** The CRC32C of {@code payload}, as stored in the envelope and in checkpoint metadata. */
+    public static int checksum(byte[] payload) {
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        return (int) crc.getValue();
     }
 
     /** Fsyncs a directory so a rename or new file in it survives a machine crash. */

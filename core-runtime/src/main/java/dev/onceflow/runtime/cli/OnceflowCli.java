@@ -71,7 +71,7 @@ public final class OnceflowCli {
         return Connectors.discover(dir);
     }
 
-    @Command(name = "run", description = "Runs a job file until its sources end (or forever for unbounded ones).")
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs a job file until its sources end (or forever for unbounded ones).")
     static final class Run implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "JOB_FILE", description = "The job's YAML file.")
@@ -169,7 +169,7 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "validate", description = "Checks a job file and its connector options without running it.")
+    @Command(name = "validate", mixinStandardHelpOptions = true, description = "Checks a job file and its connector options without running it.")
     static final class Validate implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "JOB_FILE")
@@ -189,7 +189,7 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "savepoint", description = "Takes a savepoint of a running job.")
+    @Command(name = "savepoint", mixinStandardHelpOptions = true, description = "Takes a savepoint of a running job.")
     static final class Savepoint implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "JOB",
@@ -226,7 +226,7 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "checkpoints", description = "Lists the checkpoints and savepoints in a job's checkpoint directory.")
+    @Command(name = "checkpoints", mixinStandardHelpOptions = true, description = "Lists the checkpoints and savepoints in a job's checkpoint directory.")
     static final class Checkpoints implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "DIR", description = "<checkpoints.dir>/<job name>")
@@ -259,7 +259,7 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "connectors", description = "Lists the connectors found and their options.")
+    @Command(name = "connectors", mixinStandardHelpOptions = true, description = "Lists the connectors found and their options.")
     static final class ListConnectors implements Callable<Integer> {
 
         @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")

@@ -53,6 +53,12 @@ public final class JobClient {
         } else if (restore instanceof RestoreSetting.FromPath path) {
             initial = CheckpointStorage.load(path.directory());
         }
+        if (initial != null && initial.metadata().maxParallelism() != plan.maxParallelism()) {
+            // Keys would hash to other key groups and their state would silently go missing.
+            throw new IllegalArgumentException(initial.directory() + " was taken with max-parallelism "
+                    + initial.metadata().maxParallelism() + " but the job has " + plan.maxParallelism()
+                    + "; the max parallelism of a job cannot change");
+        }
         if (initial != null) {
             Set<String> unknown = new HashSet<>(initial.operatorUids());
             unknown.removeAll(plan.uids());

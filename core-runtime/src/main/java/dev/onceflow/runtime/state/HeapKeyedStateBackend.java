@@ -36,8 +36,8 @@ public final class HeapKeyedStateBackend<K> {
     private final int firstGroup;
     private final int endGroup;
     private final Map<String, HeapState> states = new LinkedHashMap<>();
-    /** State name -> key group -> serialized (key, value) pairs, not yet claimed by a descriptor. */
-    private final Map<String, Map<Integer, List<byte[][]>>> unclaimed = new LinkedHashMap<>();
+    /** State name -> key group -> key -> serialized value, not yet claimed by a descriptor. */
+    private final Map<String, Map<Integer, Map<Object, byte[]>>> unclaimed = new LinkedHashMap<>();
 
     private K currentKey;
     private int currentGroupIndex = -1;
@@ -289,11 +289,11 @@ public final class HeapKeyedStateBackend<K> {
                     withData.add(state);
                 }
             }
-            List<Map.Entry<String, List<byte[][]>>> raw = new ArrayList<>();
-            for (Map.Entry<String, Map<Integer, List<byte[][]>>> entry : unclaimed.entrySet()) {
-                List<byte[][]> pairs = entry.getValue().get(group);
-                if (pairs != null) {
-                    raw.add(Map.entry(entry.getKey(), pairs));
+            List<Map.Entry<String, Map<Object, byte[]>>> raw = new ArrayList<>();
+            for (Map.Entry<String, Map<Integer, Map<Object, byte[]>>> entry : unclaimed.entrySet()) {
+                Map<Object, byte[]> values = entry.getValue().get(group);
+                if (values != null) {
+                    raw.add(Map.entry(entry.getKey(), values));
                 }
             }
             if (withData.isEmpty() && raw.isEmpty()) {
@@ -314,12 +314,14 @@ public final class HeapKeyedStateBackend<K> {
                         writeBytes(out, state.codec.encode(entry.getValue()));
                     }
                 }
-                for (Map.Entry<String, List<byte[][]>> entry : raw) {
+                for (Map.Entry<String, Map<Object, byte[]>> entry : raw) {
                     out.writeUTF(entry.getKey());
                     out.writeInt(entry.getValue().size());
-                    for (byte[][] pair : entry.getValue()) {
-                        writeBytes(out, pair[0]);
-                        writeBytes(out, pair[1]);
+                    for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
+                        @SuppressWarnings("unchecked")
+                        K key = (K) value.getKey();
+                        writeBytes(out, keySerializer.serialize(key));
+                        writeBytes(out, value.getValue());
                     }
                 }
             }));
@@ -340,16 +342,17 @@ public final class HeapKeyedStateBackend<K> {
             Serializers.read(entry.getValue(), in -> {
                 int format = in.readInt();
                 Serializers.checkVersion(FORMAT_VERSION, format, "keyed state");
+                // Keys are read with the version they were written in (rule SER-2) and written back
+                // with the current one.
                 int keyVersion = in.readInt();
-                Serializers.checkVersion(keySerializer.version(), keyVersion, "state keys");
                 int count = in.readInt();
                 for (int s = 0; s < count; s++) {
                     String name = in.readUTF();
                     int entries = Serializers.readLength(in, "keyed state " + name);
-                    List<byte[][]> pairs = unclaimed.computeIfAbsent(name, n -> new HashMap<>())
-                            .computeIfAbsent(group, g -> new ArrayList<>());
+                    Map<Object, byte[]> values = unclaimed.computeIfAbsent(name, n -> new HashMap<>())
+                            .computeIfAbsent(group, g -> new HashMap<>());
                     for (int e = 0; e < entries; e++) {
-                        pairs.add(new byte[][] {readBytes(in), readBytes(in)});
+                        values.put(keySerializer.deserialize(keyVersion, readBytes(in)), readBytes(in));
                     }
                 }
                 return null;
@@ -363,13 +366,13 @@ public final class HeapKeyedStateBackend<K> {
             return existing;
         }
         HeapState state = new HeapState(name, codec, endGroup - firstGroup);
-        Map<Integer, List<byte[][]>> raw = unclaimed.remove(name);
+        Map<Integer, Map<Object, byte[]>> raw = unclaimed.remove(name);
         if (raw != null) {
             try {
-                for (Map.Entry<Integer, List<byte[][]>> entry : raw.entrySet()) {
+                for (Map.Entry<Integer, Map<Object, byte[]>> entry : raw.entrySet()) {
                     Map<Object, Object> map = state.group(entry.getKey() - firstGroup);
-                    for (byte[][] pair : entry.getValue()) {
-                        map.put(keySerializer.deserialize(keySerializer.version(), pair[0]), codec.decode(pair[1]));
+                    for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
+                        map.put(value.getKey(), codec.decode(value.getValue()));
                     }
                 }
             } catch (IOException e) {

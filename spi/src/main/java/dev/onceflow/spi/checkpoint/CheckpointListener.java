@@ -1,8 +1,9 @@
 package dev.onceflow.spi.checkpoint;
 
 /**
- * Told when a checkpoint completes or is given up. Sources, readers, enumerators and sink writers
- * implement it to release or commit what they held back for that checkpoint.
+ * Told when a checkpoint completes or is given up. Source readers and split enumerators implement
+ * it to release what they held back for that checkpoint. (Sink writers are not listeners: the
+ * runtime's sink operators call their commit methods, following rules 2PC-3 and 2PC-6.)
  *
  * <p><b>Caller and thread.</b> The runtime, on the same thread that runs the component's other
  * methods (a task's mailbox thread, or the coordinator thread for enumerators), so no locking is
@@ -32,8 +33,8 @@ public interface CheckpointListener {
 
     /**
      * Checkpoint {@code checkpointId} was given up (timeout, a failed task, a failed write) and will
-     * never complete. Whatever was prepared for it stays valid for the next checkpoint: a sink
-     * writer must not abort transactions it already pre-committed (rule 2PC-6).
+     * never complete. Whatever was prepared for it stays valid for the next checkpoint: the runtime
+     * never aborts transactions it already pre-committed (rule 2PC-6).
      */
     default void notifyCheckpointAborted(long checkpointId) throws Exception {
     }

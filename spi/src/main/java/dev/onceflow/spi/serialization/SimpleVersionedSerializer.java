@@ -31,15 +31,16 @@ public interface SimpleVersionedSerializer<T> {
      * Serializes a value in the format of {@link #version()}. Called by the runtime when it takes
      * a checkpoint, on the task thread or a snapshot thread.
      *
-     * @throws IOException if the value cannot be written; the checkpoint then fails, the job does not
+     * @throws IOException if the value cannot be written; the task fails and the job restarts
+     *     from the last completed checkpoint (as its restart strategy allows)
      */
     byte[] serialize(T value) throws IOException;
 
     /**
      * Reads a value written by this serializer at {@code version}. Called when a job restores.
      *
-     * @throws IOException if the bytes are corrupt or the version is unknown; the runtime then
-     *     refuses to restore from that checkpoint
+     * @throws IOException if the bytes are corrupt or the version is unknown; the restore then
+     *     fails with this message, it never proceeds with a guess
      */
     T deserialize(int version, byte[] serialized) throws IOException;
 }
