@@ -57,6 +57,16 @@ public class DataStream<T> {
     }
 
     /**
+     * Adds a step implemented directly as an operator; {@code operator} is called once per parallel
+     * subtask and attempt.
+     */
+    @SuppressWarnings("unchecked")
+    public <R> DataStream<R> transform(String name,
+            java.util.function.Supplier<? extends dev.onceflow.runtime.operator.StreamOperator<T>> operator) {
+        return next(name, new Transformation.Partitioning.Forward(), operator);
+    }
+
+    /**
      * Partitions by key. {@code keySerializer} writes keys into keyed state checkpoints; use
      * {@link dev.onceflow.spi.serialization.Serializers#STRING} and friends for JDK types.
      */

@@ -82,7 +82,9 @@ final class ControlServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
+        // A stop-with-savepoint ends the job while its request is still being answered: let the
+        // answer go out (stop waits for running exchanges, up to the delay).
+        server.stop(5);
         try {
             Files.deleteIfExists(controlFile);
         } catch (IOException ignored) {

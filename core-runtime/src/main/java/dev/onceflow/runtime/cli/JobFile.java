@@ -39,7 +39,8 @@ public record JobFile(
     public record Step(
             @JsonProperty(value = "type", required = true) String type,
             @JsonProperty("uid") String uid,
-            @JsonProperty("parallelism") Integer parallelism) {
+            @JsonProperty("parallelism") Integer parallelism,
+            @JsonProperty("options") Map<String, Object> options) {
     }
 
     /** Checkpoint settings; every field optional. */

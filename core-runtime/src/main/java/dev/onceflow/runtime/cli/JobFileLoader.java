@@ -13,6 +13,7 @@ import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.config.RestartStrategy;
+import dev.onceflow.runtime.operator.ThrottleOperator;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
@@ -39,7 +40,11 @@ import java.util.stream.Collectors;
 public final class JobFileLoader {
 
     /** The steps a job file can use between source and sink. */
-    public static final List<String> STEP_TYPES = List.of("count-by-key");
+    public static final List<String> STEP_TYPES = List.of("count-by-key", "throttle");
+
+    /** Option of the {@code throttle} step. */
+    static final Option<Long> THROTTLE_RATE = Option.longOption("rows-per-second").required().atLeast(1L)
+            .description("Records per second through all parallel subtasks together.");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -129,8 +134,15 @@ public final class JobFileLoader {
                     throw new JobFileException(where + ": steps[" + i + "] has unknown type '" + step.type()
                             + "'; known: " + String.join(", ", STEP_TYPES));
                 }
-                stream = stream.keyBy(Event::key, Serializers.STRING).process(CountByKey::new)
-                        .uid(step.uid() != null ? step.uid() : step.type() + "-" + i);
+                String owner = where + ": steps[" + i + "] '" + step.type() + "'";
+                if (step.type().equals("throttle")) {
+                    long rate = OptionValues.validate(owner, raw(step.options()), List.of(THROTTLE_RATE)).get(THROTTLE_RATE);
+                    stream = stream.<Event>transform("throttle", () -> new ThrottleOperator<>(rate));
+                } else {
+                    OptionValues.validate(owner, raw(step.options()), List.of());
+                    stream = stream.keyBy(Event::key, Serializers.STRING).process(CountByKey::new);
+                }
+                stream.uid(step.uid() != null ? step.uid() : step.type() + "-" + i);
                 if (step.parallelism() != null) {
                     stream.parallelism(step.parallelism());
                 }

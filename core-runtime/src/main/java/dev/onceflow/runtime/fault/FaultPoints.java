@@ -10,6 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is reached; default 1). {@link Runtime#halt} skips shutdown hooks and finally blocks, so the
  * process dies as under SIGKILL.
  *
+ * <p>A point can instead be armed to <em>stall</em> with {@code onceflow.fault.delay} (or
+ * {@code ONCEFLOW_FAULT_DELAY}) as {@code <name>@<n>=<millis>}: the n-th time it is reached, the
+ * calling thread sleeps that long. Tests use it to make one checkpoint time out.
+ *
  * <p>Disarmed, {@link #reach} tests one {@code static final} boolean that the JIT folds away.
  */
 public final class FaultPoints {
@@ -34,24 +38,48 @@ public final class FaultPoints {
             COORDINATOR_BEFORE_METADATA, COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, SINK_BEFORE_COMMIT,
             SINK_MID_COMMIT, SINK_DURING_RECOVERY, SINK_WAL_AFTER_SEND);
 
-    private static final String SPEC = readSpec();
-    private static final boolean ARMED = SPEC != null;
+    private static final String SPEC = readSpec("onceflow.fault", "ONCEFLOW_FAULT");
+    private static final String DELAY_SPEC = readSpec("onceflow.fault.delay", "ONCEFLOW_FAULT_DELAY");
+    private static final boolean ARMED = SPEC != null || DELAY_SPEC != null;
     private static final String ARMED_NAME;
     private static final int ARMED_OCCURRENCE;
     private static final AtomicInteger HITS = new AtomicInteger();
 
+    private static final String DELAY_NAME;
+    private static final int DELAY_OCCURRENCE;
+    private static final long DELAY_MILLIS;
+    private static final AtomicInteger DELAY_HITS = new AtomicInteger();
+
     static {
-        if (ARMED) {
+        if (SPEC != null) {
             int at = SPEC.indexOf('@');
-            ARMED_NAME = at < 0 ? SPEC : SPEC.substring(0, at);
+            ARMED_NAME = checkName(at < 0 ? SPEC : SPEC.substring(0, at));
             ARMED_OCCURRENCE = at < 0 ? 1 : Integer.parseInt(SPEC.substring(at + 1));
-            if (!ALL.contains(ARMED_NAME)) {
-                throw new IllegalArgumentException("unknown fault point '" + ARMED_NAME + "'; known: " + ALL);
-            }
         } else {
             ARMED_NAME = null;
             ARMED_OCCURRENCE = 0;
         }
+        if (DELAY_SPEC != null) {
+            int at = DELAY_SPEC.indexOf('@');
+            int eq = DELAY_SPEC.indexOf('=');
+            if (at < 0 || eq < at) {
+                throw new IllegalArgumentException("fault delay '" + DELAY_SPEC + "' is not <name>@<n>=<millis>");
+            }
+            DELAY_NAME = checkName(DELAY_SPEC.substring(0, at));
+            DELAY_OCCURRENCE = Integer.parseInt(DELAY_SPEC.substring(at + 1, eq));
+            DELAY_MILLIS = Long.parseLong(DELAY_SPEC.substring(eq + 1));
+        } else {
+            DELAY_NAME = null;
+            DELAY_OCCURRENCE = 0;
+            DELAY_MILLIS = 0;
+        }
+    }
+
+    private static String checkName(String name) {
+        if (!ALL.contains(name)) {
+            throw new IllegalArgumentException("unknown fault point '" + name + "'; known: " + ALL);
+        }
+        return name;
     }
 
     private FaultPoints() {
@@ -59,17 +87,31 @@ public final class FaultPoints {
 
     /** Halts the JVM if {@code point} is the armed point and this is its armed occurrence. */
     public static void reach(String point) {
-        if (ARMED && point.equals(ARMED_NAME) && HITS.incrementAndGet() == ARMED_OCCURRENCE) {
+        if (ARMED) {
+            armed(point);
+        }
+    }
+
+    private static void armed(String point) {
+        if (point.equals(DELAY_NAME) && DELAY_HITS.incrementAndGet() == DELAY_OCCURRENCE) {
+            System.err.println("onceflow: fault point " + point + " reached, stalling " + DELAY_MILLIS + " ms");
+            try {
+                Thread.sleep(DELAY_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (point.equals(ARMED_NAME) && HITS.incrementAndGet() == ARMED_OCCURRENCE) {
             System.err.println("onceflow: fault point " + point + " reached, halting the JVM");
             System.err.flush();
             Runtime.getRuntime().halt(HALT_EXIT_CODE);
         }
     }
 
-    private static String readSpec() {
-        String spec = System.getProperty("onceflow.fault");
+    private static String readSpec(String property, String variable) {
+        String spec = System.getProperty(property);
         if (spec == null || spec.isBlank()) {
-            spec = System.getenv("ONCEFLOW_FAULT");
+            spec = System.getenv(variable);
         }
         return spec == null || spec.isBlank() ? null : spec.trim().toLowerCase(Locale.ROOT);
     }

@@ -1,0 +1,43 @@
+package dev.onceflow.runtime.operator;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Passes records on at no more than a fixed rate per subtask, so that any source, however fast,
+ * feeds a job slowly enough for crash tests to hit it while it runs. Waits in short slices, so
+ * barriers and notifications on the task's mailbox are delayed by a few milliseconds at most.
+ */
+public final class ThrottleOperator<T> extends StreamOperator<T> {
+
+    private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    private final long totalPerSecond;
+    private double nanosPerRecord;
+    private long startNanos;
+    private long emitted;
+
+    /** @param totalPerSecond the rate of all subtasks together */
+    public ThrottleOperator(long totalPerSecond) {
+        if (totalPerSecond < 1) {
+            throw new IllegalArgumentException("throttle rate must be >= 1 record per second");
+        }
+        this.totalPerSecond = totalPerSecond;
+    }
+
+    @Override
+    public void open() {
+        nanosPerRecord = 1e9 * context.parallelism() / totalPerSecond;
+        startNanos = System.nanoTime();
+    }
+
+    @Override
+    public void processElement(T record) throws Exception {
+        long due = startNanos + (long) (emitted * nanosPerRecord);
+        long ahead = due - System.nanoTime();
+        if (ahead > 0) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(ahead, MAX_WAIT_NANOS));
+        }
+        emitted++;
+        output.collect(record);
+    }
+}
