@@ -1,0 +1,180 @@
+package dev.onceflow.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.runtime.fault.FaultPoints;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One test case in progress: the job file, the runs with their crashes, and the verdict at the
+ * end, recorded in the report whether the case passes or fails.
+ */
+public final class ConformanceCase {
+
+    private final ConformanceSuiteBase suite;
+    private final String name;
+    private final TestDestination destination;
+    private final List<String> faults = new ArrayList<>();
+    private JobSpec spec;
+    private Path jobFile;
+    private int crashes;
+    private long recoveryMillis;
+    private boolean notApplicable;
+
+    ConformanceCase(ConformanceSuiteBase suite, String name, TestDestination destination, JobSpec spec) throws IOException {
+        this.suite = suite;
+        this.name = name;
+        this.destination = destination;
+        use(spec);
+    }
+
+    public TestDestination destination() {
+        return destination;
+    }
+
+    public JobSpec spec() {
+        return spec;
+    }
+
+    public Path log() {
+        return destination.workDirectory().resolve("job.log");
+    }
+
+    /** Replaces the job file, e.g. to resume at another parallelism. */
+    public void use(JobSpec newSpec) throws IOException {
+        this.spec = newSpec;
+        this.jobFile = newSpec.write(destination.workDirectory().resolve("job.yaml"));
+    }
+
+    public JobProcess start(String resume, JobProcess.Faults armed) throws IOException {
+        return JobProcess.start(jobFile, resume, armed, log());
+    }
+
+    /**
+     * Runs the job with {@code point} armed and expects the JVM to halt there. If the job ends
+     * without reaching it, the point is not on this connector's path and the case is marked
+     * not applicable.
+     *
+     * @return whether the point was reached
+     */
+    public boolean crashAt(String point) throws Exception {
+        return crashAt(point, null);
+    }
+
+    public boolean crashAt(String point, String stallAt) throws Exception {
+        JobProcess job = start("latest", new JobProcess.Faults(point, stallAt));
+        int status = job.await(5);
+        if (status == 0 && crashes == 0) {
+            notApplicable = true;
+            faults.add(point + " (not reached)");
+            return false;
+        }
+        assertThat(status).as("[%s] the job should halt at fault point %s; log:\n%s", name, point, job.tail())
+                .isEqualTo(FaultPoints.HALT_EXIT_CODE);
+        faults.add(point + (stallAt == null ? "" : ", stall " + stallAt));
+        crashes++;
+        return true;
+    }
+
+    /** SIGKILLs the job at random moments {@code kills} times (or until it finishes). */
+    public void killRandomly(int kills, Random random, long minMillis, long maxMillis) throws Exception {
+        for (int i = 0; i < kills; i++) {
+            JobProcess job = start("latest", JobProcess.Faults.NONE);
+            if (job.exitsWithin(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)))) {
+                assertThat(job.await(1)).as("[%s] job ended before kill %d; log:\n%s", name, i + 1, job.tail()).isZero();
+                break;
+            }
+            job.kill();
+            crashes++;
+        }
+        faults.add("SIGKILL x" + crashes);
+    }
+
+    /** Runs the job without faults until it ends; it must end successfully. */
+    public void finish() throws Exception {
+        finish("latest");
+    }
+
+    public void finish(String resume) throws Exception {
+        long before = highestCompletedCheckpoint();
+        JobProcess job = start(resume, JobProcess.Faults.NONE);
+        if (crashes > 0) {
+            // Recovery time: from the restart until the first checkpoint after the restore completed,
+            // i.e. until the job has provably restored its state and sinks and moved on.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5))
+                    .pollInterval(java.time.Duration.ofMillis(10))
+                    .until(() -> highestCompletedCheckpoint() > before || !job.isAlive());
+            if (highestCompletedCheckpoint() > before) {
+                recoveryMillis = Math.max(recoveryMillis, job.elapsedMillis());
+            }
+        }
+        int status = job.await(5);
+        assertThat(status).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
+    }
+
+    private long highestCompletedCheckpoint() throws IOException {
+        Path dir = spec.jobDirectory();
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(dir)) {
+            return dirs.filter(p -> p.getFileName().toString().matches("(chk|savepoint)-\\d+"))
+                    .filter(p -> java.nio.file.Files.exists(p.resolve("_metadata")))
+                    .mapToLong(p -> Long.parseLong(p.getFileName().toString().replaceAll("\\D", "")))
+                    .max().orElse(0);
+        }
+    }
+
+    public void countCrash(String what) {
+        crashes++;
+        faults.add(what);
+    }
+
+    /** Judges the committed output. */
+    public Verdict verdict() throws Exception {
+        return suite.verdict(destination);
+    }
+
+    /**
+     * Asserts exactly-once and records the case in the report. The failure message names the
+     * rule, the faults armed, the ids lost / duplicated / unexpected, and what to check.
+     */
+    public Verdict assertExactlyOnce(Rule rule) throws Exception {
+        Verdict verdict = verdict();
+        boolean passed = verdict.exactlyOnce() || notApplicable && verdict.exactlyOnce();
+        record(rule, verdict, passed);
+        if (!verdict.exactlyOnce()) {
+            boolean onlyLeftovers = !verdict.leftovers().isEmpty() && verdict.lost().isEmpty()
+                    && verdict.duplicated().isEmpty() && verdict.unexpected().isEmpty() && verdict.wrongCounts().isEmpty();
+            Rule broken = onlyLeftovers && rule != Rule.TWO_PC_7 ? Rule.EO_4 : rule;
+            throw new AssertionError(message(broken, verdict));
+        }
+        return verdict;
+    }
+
+    /** Records a check of {@code rule} that is not about the final output (it passed or it did not). */
+    public void recordCheck(Rule rule, boolean passed) {
+        suite.report().add(new CaseResult(name, rule.id(), List.copyOf(faults), crashes, 0, 0, 0, 0, 0, 0,
+                notApplicable ? "not-applicable" : passed ? "exactly-once" : "violated", passed));
+    }
+
+    /** Records the verdict under {@code rule} without asserting (for cases that expect a violation). */
+    public void record(Rule rule, Verdict verdict, boolean passed) {
+        String guarantee = notApplicable ? "not-applicable"
+                : verdict.exactlyOnce() ? "exactly-once" : verdict.atLeastOnce() ? "at-least-once" : "violated";
+        suite.report().add(new CaseResult(name, rule.id(), List.copyOf(faults), crashes, verdict.committedRecords(),
+                verdict.lost().size(), verdict.duplicated().size(), verdict.unexpected().size(), verdict.leftovers().size(),
+                recoveryMillis, guarantee, passed));
+    }
+
+    String message(Rule rule, Verdict verdict) {
+        return "[" + rule.id() + "] " + rule.statement() + "\n  case: " + name + "\n  faults: "
+                + (faults.isEmpty() ? "none" : String.join(", ", faults)) + " (" + crashes + " crashes, seed "
+                + suite.settings().seed() + ")\n  found: " + verdict.describe() + "\n  check: " + rule.hint()
+                + "\n  job log: " + log();
+    }
+}

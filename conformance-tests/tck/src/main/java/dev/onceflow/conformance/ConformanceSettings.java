@@ -1,0 +1,24 @@
+package dev.onceflow.conformance;
+
+/**
+ * How hard the suite pushes, from system properties, so a CI run can be quick and a release run
+ * thorough. {@code -Donceflow.conformance.profile=full} (the {@code conformance-full} Maven profile)
+ * raises the random kills to 50.
+ *
+ * @param randomKills SIGKILLs in the random-crash case ({@code onceflow.conformance.kills})
+ * @param seed seed of the random crash schedule, printed with every failure ({@code onceflow.conformance.seed})
+ * @param rows records per case ({@code onceflow.conformance.rows})
+ * @param rowsPerSecond rate of the generator, so crashes hit a running job ({@code onceflow.conformance.rate})
+ */
+public record ConformanceSettings(String profile, int randomKills, long seed, long rows, long rowsPerSecond) {
+
+    public static ConformanceSettings fromSystemProperties() {
+        String profile = System.getProperty("onceflow.conformance.profile", "quick");
+        boolean full = profile.equals("full");
+        return new ConformanceSettings(profile,
+                Integer.getInteger("onceflow.conformance.kills", full ? 50 : 4),
+                Long.getLong("onceflow.conformance.seed", System.nanoTime()),
+                Long.getLong("onceflow.conformance.rows", 20_000L),
+                Long.getLong("onceflow.conformance.rate", 10_000L));
+    }
+}

@@ -1,0 +1,224 @@
+package dev.onceflow.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.onceflow.runtime.cli.OnceflowCli;
+import dev.onceflow.runtime.fault.FaultPoints;
+import dev.onceflow.spi.record.Event;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The cases every connector gets, sink or source: a bounded run, a crash at every fault point, a
+ * crash during recovery, the same checkpoint restored twice, an aborted checkpoint followed by
+ * completed ones, SIGKILLs at random moments, and a savepoint restored at other parallelisms.
+ * Each case checks, per record id, exactly-once in the committed output, the keyed running counts,
+ * and that nothing is left behind.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ConformanceSuiteBase {
+
+    protected static final int KEYS = 7;
+
+    private final ConformanceSettings settings = ConformanceSettings.fromSystemProperties();
+    private final AtomicInteger caseCounter = new AtomicInteger();
+    private ConformanceReport report;
+    private Path workRoot;
+
+    /** The external system, started before the first case. */
+    protected abstract ExternalSystem system();
+
+    /** {@code sink} or {@code source}. */
+    protected abstract String kind();
+
+    protected abstract String connectorIdentifier();
+
+    /** The job of a case, reading its input and writing its output into {@code destination}. */
+    protected abstract JobSpec jobSpec(TestDestination destination, boolean bounded) throws Exception;
+
+    /** Input record id -> key, for the oracle; writes the input first where the suite owns it. */
+    protected abstract Map<String, String> prepareInput(TestDestination destination) throws Exception;
+
+    protected abstract List<Event> committed(TestDestination destination) throws Exception;
+
+    protected abstract List<String> leftovers(TestDestination destination) throws Exception;
+
+    public ConformanceSettings settings() {
+        return settings;
+    }
+
+    ConformanceReport report() {
+        return report;
+    }
+
+    @BeforeAll
+    void startExternalSystem() throws Exception {
+        system().start();
+        report = new ConformanceReport(connectorIdentifier(), kind(), settings);
+        workRoot = Path.of("target", "conformance-work", kind() + "-" + connectorIdentifier()).toAbsolutePath();
+        deleteRecursively(workRoot);
+        System.out.printf("Onceflow conformance (%s %s): profile %s, seed %d (replay with -Donceflow.conformance.seed=%d)%n",
+                kind(), connectorIdentifier(), settings.profile(), settings.seed(), settings.seed());
+    }
+
+    @AfterAll
+    void writeReportAndStop() throws Exception {
+        try {
+            report.write(Path.of("target", "conformance"));
+        } finally {
+            system().close();
+        }
+    }
+
+    private final Map<String, Map<String, String>> expectedByDestination = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Starts a case with a fresh destination and its input. */
+    protected ConformanceCase newCase(String name, boolean bounded) throws Exception {
+        int n = caseCounter.incrementAndGet();
+        String shortName = name.replaceAll("[^A-Za-z0-9]", "_").toLowerCase(java.util.Locale.ROOT);
+        String destinationName = ("of" + n + "_" + shortName);
+        destinationName = destinationName.substring(0, Math.min(40, destinationName.length()));
+        Path work = Files.createDirectories(workRoot.resolve(destinationName));
+        TestDestination destination = new TestDestination(destinationName, work);
+        expectedByDestination.put(destinationName, new java.util.LinkedHashMap<>(prepareInput(destination)));
+        return new ConformanceCase(this, name, destination, jobSpec(destination, bounded));
+    }
+
+    /** The input ids and keys of a case; suites may add to it when they write more input. */
+    protected Map<String, String> expected(TestDestination destination) {
+        return expectedByDestination.get(destination.name());
+    }
+
+    Verdict verdict(TestDestination destination) throws Exception {
+        return Verdict.of(expectedByDestination.get(destination.name()), committed(destination), leftovers(destination));
+    }
+
+    // ------------------------------------------------------------------ cases
+
+    /** EO-3, SRC-4: a bounded job without crashes ends with everything committed. */
+    @Test
+    void required_eo3_boundedJobCommitsEverything() throws Exception {
+        ConformanceCase c = newCase("required_eo3_boundedJobCommitsEverything", true);
+        c.finish();
+        c.assertExactlyOnce(Rule.EO_3);
+    }
+
+    /** EO-1: the JVM halted at each fault point of the protocol, then resumed. */
+    @TestFactory
+    Stream<DynamicTest> required_eo1_crashAtEveryFaultPoint() {
+        return FaultPoints.ALL.stream().filter(p -> !p.equals(FaultPoints.SINK_DURING_RECOVERY))
+                .map(point -> DynamicTest.dynamicTest(point, () -> {
+                    ConformanceCase c = newCase("required_eo1_crashAt " + point, true);
+                    c.crashAt(point + "@3");
+                    c.finish();
+                    c.assertExactlyOnce(Rule.EO_1);
+                }));
+    }
+
+    /** 2PC-5: a crash while the restored transactions are being committed, then a clean resume. */
+    @Test
+    void required_2pc5_crashDuringRecoveryLosesNothing() throws Exception {
+        ConformanceCase c = newCase("required_2pc5_crashDuringRecovery", true);
+        c.crashAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@3");
+        c.crashAt(FaultPoints.SINK_DURING_RECOVERY);
+        c.finish();
+        c.assertExactlyOnce(Rule.TWO_PC_5);
+    }
+
+    /**
+     * 2PC-4: the same checkpoint restored twice (the FLINK-8086 class of bug). The first restore
+     * commits its transactions and the process dies before the next checkpoint completes, so the
+     * second restore commits the same handles again.
+     */
+    @Test
+    void required_2pc4_sameCheckpointRestoredTwice() throws Exception {
+        ConformanceCase c = newCase("required_2pc4_sameCheckpointRestoredTwice", true);
+        c.crashAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@3");
+        c.crashAt(FaultPoints.COORDINATOR_BEFORE_METADATA + "@1");
+        c.finish();
+        c.assertExactlyOnce(Rule.TWO_PC_4);
+    }
+
+    /** EO-1: a checkpoint aborted by its timeout, later ones completing, then a crash. */
+    @Test
+    void required_eo1_abortedCheckpointThenLaterOnesComplete() throws Exception {
+        ConformanceCase c = newCase("required_eo1_abortedCheckpointThenLaterOnesComplete", true);
+        c.use(c.spec().withTimeout("400ms"));
+        c.crashAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@4",
+                FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK + "@2=1500");
+        assertThat(Files.readString(c.log())).as("a checkpoint was aborted by its timeout").contains("aborted: timed out");
+        c.finish();
+        c.assertExactlyOnce(Rule.EO_1);
+    }
+
+    /** EO-1, EO-2: SIGKILL at random moments, many times, resuming each time. */
+    @Test
+    void required_eo1_randomKillsLoseAndDuplicateNothing() throws Exception {
+        ConformanceCase c = newCase("required_eo1_randomKills", true);
+        c.killRandomly(settings.randomKills(), new Random(settings.seed()), 300, 1_500);
+        c.finish();
+        c.assertExactlyOnce(Rule.EO_1);
+    }
+
+    /** EO-1: a stop-with-savepoint restored at a higher, then a lower parallelism. */
+    @Test
+    void required_eo1_savepointRestoresAtOtherParallelism() throws Exception {
+        ConformanceCase c = newCase("required_eo1_savepointRestoresAtOtherParallelism", true);
+        Path first = stopWithSavepoint(c);
+        c.countCrash("stop-with-savepoint at parallelism 2, resume at 3");
+        c.use(c.spec().withParallelism(3));
+        JobProcess resumed = c.start(first.toString(), JobProcess.Faults.NONE);
+        Path second = savepointWhenRunning(c, resumed);
+        c.countCrash("stop-with-savepoint at parallelism 3, resume at 1");
+        c.use(c.spec().withParallelism(1));
+        c.finish(second.toString());
+        c.assertExactlyOnce(Rule.EO_1);
+    }
+
+    /** Takes a stop-with-savepoint of a fresh run of the case once it committed something. */
+    protected Path stopWithSavepoint(ConformanceCase c) throws Exception {
+        return savepointWhenRunning(c, c.start("latest", JobProcess.Faults.NONE));
+    }
+
+    /** Stops a running job of the case with a savepoint once it committed something; returns the savepoint. */
+    protected Path savepointWhenRunning(ConformanceCase c, JobProcess job) throws Exception {
+        Path control = c.spec().jobDirectory().resolve("_control.json");
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
+                .until(() -> !job.exitsWithin(0) && Files.exists(control) && !committed(c.destination()).isEmpty());
+        StringWriter out = new StringWriter();
+        int status = new picocli.CommandLine(new OnceflowCli()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
+                .execute("savepoint", c.spec().jobDirectory().toString(), "--stop");
+        assertThat(status).as("savepoint command: %s; job log:\n%s", out, job.tail()).isZero();
+        assertThat(job.await(2)).as("job stopped with a savepoint; log:\n%s", job.tail()).isZero();
+        String printed = out.toString().trim();
+        return Path.of(printed.substring("Savepoint written to ".length(), printed.indexOf(';')));
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.onceflow.conformance;
+
+import dev.onceflow.runtime.fault.FaultPoints;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The job under test in a child JVM (the onceflow CLI with the test's classpath, so the connector
+ * under test is on it), so that every crash is a real process death: SIGKILL from the suite, or
+ * {@code Runtime.halt} at an armed fault point.
+ */
+public final class JobProcess {
+
+    private final Process process;
+    private final Path log;
+    private final long startNanos = System.nanoTime();
+
+    private JobProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    /** What to arm in the child. */
+    public record Faults(String haltAt, String delayAt) {
+        public static final Faults NONE = new Faults(null, null);
+
+        public static Faults haltAt(String point) {
+            return new Faults(point, null);
+        }
+
+        @Override
+        public String toString() {
+            return haltAt == null && delayAt == null ? "none"
+                    : (haltAt == null ? "" : "halt at " + haltAt) + (delayAt == null ? "" : " stall at " + delayAt);
+        }
+    }
+
+    /** Starts {@code onceflow run <jobFile> --resume <resume>} ({@code latest} or a directory). */
+    public static JobProcess start(Path jobFile, String resume, Faults faults, Path log) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx512m");
+        command.add("-XX:TieredStopAtLevel=1"); // short-lived JVMs: start fast rather than peak fast
+        if (faults.haltAt() != null) {
+            command.add("-Donceflow.fault=" + faults.haltAt());
+        }
+        if (faults.delayAt() != null) {
+            command.add("-Donceflow.fault.delay=" + faults.delayAt());
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.onceflow.runtime.cli.OnceflowCli");
+        command.add("run");
+        command.add(jobFile.toString());
+        command.add("--resume");
+        command.add(resume);
+        command.add("--progress-interval");
+        command.add("0");
+        Files.writeString(log, "=== onceflow run --resume " + resume + " (faults: " + faults + ")\n",
+                StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.getParent().toFile())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().remove("ONCEFLOW_FAULT");
+        builder.environment().remove("ONCEFLOW_FAULT_DELAY");
+        return new JobProcess(builder.start(), log);
+    }
+
+    /** Waits up to {@code millis} for the process to exit by itself; true if it did. */
+    public boolean exitsWithin(long millis) throws InterruptedException {
+        return process.waitFor(millis, TimeUnit.MILLISECONDS);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Sends SIGKILL and waits until the process is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** Waits for the exit and returns its status; fails if it takes longer than {@code minutes}. */
+    public int await(long minutes) throws InterruptedException, IOException {
+        if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new AssertionError("the job did not end within " + minutes + " minutes; log:\n" + tail());
+        }
+        return process.exitValue();
+    }
+
+    /** Whether the process died at the armed fault point. */
+    public boolean haltedAtFaultPoint() {
+        return !process.isAlive() && process.exitValue() == FaultPoints.HALT_EXIT_CODE;
+    }
+
+    public long elapsedMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    /** The last lines of the child's output. */
+    public String tail() throws IOException {
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    }
+}

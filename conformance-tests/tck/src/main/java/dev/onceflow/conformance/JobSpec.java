@@ -1,0 +1,76 @@
+package dev.onceflow.conformance;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The job the suite runs: a source, a throttle (so that crashes hit a running job whatever the
+ * source's speed), a keyed running count (so lost or doubled state shows up as wrong counts), and
+ * a sink, written as a job file.
+ *
+ * @param rowsPerSecond the throttle's rate; 0 for none
+ */
+public record JobSpec(String name, int parallelism, String sourceType, Map<String, Object> sourceOptions,
+        String sinkType, Map<String, Object> sinkOptions, long rowsPerSecond, String mode, String interval,
+        String timeout, Path checkpointDirectory) {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    /** A spec with the suite's defaults: parallelism 2, EXACTLY_ONCE, a checkpoint every 100 ms. */
+    public static JobSpec of(String sourceType, Map<String, Object> sourceOptions, String sinkType,
+            Map<String, Object> sinkOptions, long rowsPerSecond, Path workDirectory) {
+        return new JobSpec("conformance", 2, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond,
+                "exactly-once", "100ms", "30s", workDirectory.resolve("checkpoints"));
+    }
+
+    public JobSpec withParallelism(int value) {
+        return new JobSpec(name, value, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode, interval,
+                timeout, checkpointDirectory);
+    }
+
+    public JobSpec withMode(String value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, value,
+                interval, timeout, checkpointDirectory);
+    }
+
+    public JobSpec withTimeout(String value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
+                interval, value, checkpointDirectory);
+    }
+
+    public JobSpec withRowsPerSecond(long value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, value, mode, interval,
+                timeout, checkpointDirectory);
+    }
+
+    /** Where the job's checkpoints and savepoints go. */
+    public Path jobDirectory() {
+        return checkpointDirectory.resolve(name);
+    }
+
+    /** Writes the job file. */
+    public Path write(Path file) throws IOException {
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("name", name);
+        job.put("parallelism", parallelism);
+        job.put("source", Map.of("type", sourceType, "uid", "source", "options", sourceOptions));
+        List<Map<String, Object>> steps = new ArrayList<>();
+        if (rowsPerSecond > 0) {
+            steps.add(Map.of("type", "throttle", "uid", "throttle", "options", Map.of("rows-per-second", rowsPerSecond)));
+        }
+        steps.add(Map.of("type", "count-by-key", "uid", "count"));
+        job.put("steps", steps);
+        job.put("sink", Map.of("type", sinkType, "uid", "sink", "options", sinkOptions));
+        // Aborted checkpoints are part of what the suite tests; they must not fail the job.
+        job.put("checkpoints", Map.of("interval", interval, "mode", mode, "dir", checkpointDirectory.toString(),
+                "timeout", timeout, "retained", 3, "tolerable-failures", 5));
+        YAML.writeValue(file.toFile(), job);
+        return file;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.onceflow.conformance;
+
+/**
+ * The rules of {@code docs/spec.md} that the suite checks, with what a connector author should
+ * look at when one fails. Test names carry the rule id ({@code required_2pc4_...}).
+ */
+public enum Rule {
+    TWO_PC_1("2PC-1", "Nothing written may become visible to a committed reader before commit().",
+            "preCommit() must only flush/prepare; make data visible in commit(), never in write() or preCommit()."),
+    TWO_PC_2("2PC-2", "A pre-committed transaction survives the death of the writer.",
+            "preCommit() must make the transaction durable (fsync, PREPARE) and the handle must hold all that commit needs."),
+    TWO_PC_4("2PC-4", "Committing an already committed handle MUST succeed without effect.",
+            "commit()/recoverAndCommit() must detect 'already committed' (final file exists, unknown prepared id) and do nothing."),
+    TWO_PC_5("2PC-5", "recoverAndCommit() commits restored handles, idempotently, and never reports success for lost data.",
+            "recoverAndCommit() runs in a new process with only the handle: look up the transaction by its handle."),
+    TWO_PC_7("2PC-7", "abortLingering() aborts every transaction of this sink that the restored checkpoint does not know of.",
+            "abortLingering() must find transactions by their deterministic ids (subtask, checkpoint id > restored) and abort them."),
+    EO_1("EO-1", "With EXACTLY_ONCE mode every record id appears exactly once in the committed output after any crash.",
+            "Check that commit happens only in notifyCheckpointComplete, that restored handles are committed, and that the open transaction of the restored checkpoint is aborted."),
+    EO_2("EO-2", "Keyed state reflects every record exactly once after any crash.",
+            "Wrong running counts with correct ids point at the runtime's state restore, or at a source replaying from the wrong position."),
+    EO_3("EO-3", "A finished bounded job has committed everything.",
+            "The final checkpoint must commit; check that the writer commits on the last notification before close()."),
+    EO_4("EO-4", "Nothing is left behind: no open or prepared transaction, no in-progress file.",
+            "Abort the open transaction on close and in recoverAndAbort(); clean up lingering ones in abortLingering()."),
+    SRC_1("SRC-1", "After a restore a reader emits exactly the records after its restored position.",
+            "snapshotState() must return positions just after the last emitted record; addSplits() must resume from them."),
+    SRC_3("SRC-3", "Every split is in exactly one snapshot; splits added while running are read from their start.",
+            "The enumerator's state must hold exactly the unassigned splits, and discovery must not re-add assigned ones."),
+    SRC_4("SRC-4", "A bounded source ends once its splits are read.",
+            "Return END_OF_INPUT from pollNext() after notifyNoMoreSplits() and once every split is exhausted.");
+
+    private final String id;
+    private final String statement;
+    private final String hint;
+
+    Rule(String id, String statement, String hint) {
+        this.id = id;
+        this.statement = statement;
+        this.hint = hint;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String statement() {
+        return statement;
+    }
+
+    public String hint() {
+        return hint;
+    }
+}
