@@ -8,9 +8,12 @@ package dev.onceflow.conformance;
  * @param randomKills SIGKILLs in the random-crash case ({@code onceflow.conformance.kills})
  * @param seed seed of the random crash schedule, printed with every failure ({@code onceflow.conformance.seed})
  * @param rows records per case ({@code onceflow.conformance.rows})
- * @param rowsPerSecond rate of the generator, so crashes hit a running job ({@code onceflow.conformance.rate})
+ * @param rowsPerSecond rate of the throttle, so crashes hit a running job ({@code onceflow.conformance.rate})
+ * @param mode checkpointing mode of the job under test ({@code onceflow.conformance.mode}); the suite's own
+ *     tests set {@code at-least-once} to prove that duplicates are reported
  */
-public record ConformanceSettings(String profile, int randomKills, long seed, long rows, long rowsPerSecond) {
+public record ConformanceSettings(String profile, int randomKills, long seed, long rows, long rowsPerSecond,
+        String mode) {
 
     public static ConformanceSettings fromSystemProperties() {
         String profile = System.getProperty("onceflow.conformance.profile", "quick");
@@ -19,6 +22,7 @@ public record ConformanceSettings(String profile, int randomKills, long seed, lo
                 Integer.getInteger("onceflow.conformance.kills", full ? 50 : 4),
                 Long.getLong("onceflow.conformance.seed", System.nanoTime()),
                 Long.getLong("onceflow.conformance.rows", 20_000L),
-                Long.getLong("onceflow.conformance.rate", 10_000L));
+                Long.getLong("onceflow.conformance.rate", 10_000L),
+                System.getProperty("onceflow.conformance.mode", "exactly-once"));
     }
 }

@@ -43,6 +43,11 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
     }
 
     @Override
+    protected final Rule replayRule() {
+        return Rule.EO_1;
+    }
+
+    @Override
     protected final String connectorIdentifier() {
         return system().sinkIdentifier();
     }
@@ -55,7 +60,7 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
         source.put("splits", 4);
         source.put("payload-size", 8);
         return JobSpec.of("datagen", source, system().sinkIdentifier(), system().sinkOptions(destination),
-                settings().rowsPerSecond(), destination.workDirectory());
+                settings().rowsPerSecond(), destination.workDirectory()).withMode(settings().mode());
     }
 
     @Override

@@ -41,6 +41,11 @@ public abstract class SourceConformanceSuite extends ConformanceSuiteBase {
     }
 
     @Override
+    protected final Rule replayRule() {
+        return Rule.SRC_1;
+    }
+
+    @Override
     protected final String connectorIdentifier() {
         return system().sourceIdentifier();
     }
@@ -48,7 +53,7 @@ public abstract class SourceConformanceSuite extends ConformanceSuiteBase {
     @Override
     protected JobSpec jobSpec(TestDestination destination, boolean bounded) throws Exception {
         return JobSpec.of(system().sourceIdentifier(), system().sourceOptions(destination, bounded), "filesystem",
-                Map.of("path", output(destination).toString()), settings().rowsPerSecond(), destination.workDirectory());
+                Map.of("path", output(destination).toString()), settings().rowsPerSecond(), destination.workDirectory()).withMode(settings().mode());
     }
 
     @Override
