@@ -82,12 +82,26 @@ public final class CheckpointCoordinator {
         }
     }
 
-    /** Stops triggering; pending checkpoints are left to the job's teardown. */
+    /**
+     * Stops triggering and gives up pending checkpoints: their timeouts are cancelled (so the
+     * coordinator thread can end at once) and waiting savepoint requests fail now instead of when
+     * their timeout would have fired.
+     */
     public void shutdown() {
         shutdown = true;
         if (periodic != null) {
             periodic.cancel(false);
         }
+        for (Pending p : pending.values()) {
+            if (p.timeout != null) {
+                p.timeout.cancel(false);
+            }
+            if (p.savepoint != null) {
+                p.savepoint.completeExceptionally(new IllegalStateException("the job stopped before savepoint "
+                        + p.id + " completed"));
+            }
+        }
+        pending.clear();
     }
 
     /** The directory of the last checkpoint this coordinator completed, or {@code null}. */

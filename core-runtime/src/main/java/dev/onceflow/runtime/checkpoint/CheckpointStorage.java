@@ -37,6 +37,8 @@ public final class CheckpointStorage {
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final Path jobDirectory;
+    /** Directory names known to hold a restorable checkpoint. */
+    private final java.util.Set<String> verified = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public CheckpointStorage(Path jobDirectory) {
         this.jobDirectory = jobDirectory.toAbsolutePath().normalize();
@@ -69,6 +71,7 @@ public final class CheckpointStorage {
     public Path writeMetadata(CheckpointMetadata metadata) throws IOException {
         Path dir = directoryOf(metadata.checkpointId(), metadata.kind());
         ChecksummedFiles.writeAtomically(dir.resolve(METADATA), JSON.writeValueAsBytes(metadata));
+        verified.add(dir.getFileName().toString());
         return dir;
     }
 
@@ -163,7 +166,7 @@ public final class CheckpointStorage {
         long newestComplete = -1;
         for (Path dir : dirs) {
             boolean savepoint = dir.getFileName().toString().startsWith("savepoint-");
-            boolean complete = Files.exists(dir.resolve(METADATA));
+            boolean complete = restorable(dir);
             if (complete && newestComplete < 0) {
                 newestComplete = idOf(dir);
             }
@@ -175,6 +178,26 @@ public final class CheckpointStorage {
             } else if (complete || (newestComplete >= 0 && idOf(dir) < newestComplete)) {
                 deleteRecursively(dir);
             }
+        }
+    }
+
+    /**
+     * Whether a checkpoint can be restored. Each directory is validated in full once (what this
+     * process wrote itself is trusted), so pruning after every checkpoint does not re-read state.
+     */
+    private boolean restorable(Path dir) {
+        if (!Files.exists(dir.resolve(METADATA))) {
+            return false;
+        }
+        if (verified.contains(dir.getFileName().toString())) {
+            return true;
+        }
+        try {
+            load(dir);
+            verified.add(dir.getFileName().toString());
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

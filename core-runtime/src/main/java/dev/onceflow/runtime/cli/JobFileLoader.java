@@ -72,8 +72,11 @@ public final class JobFileLoader {
         } catch (UnrecognizedPropertyException e) {
             String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream().map(Object::toString)
                     .sorted().collect(Collectors.joining(", "));
-            throw new JobFileException(file + where(e.getLocation()) + ": unknown field '" + e.getPropertyName() + "'"
-                    + path(e) + "; known fields: " + known);
+            String parent = e.getPath().size() > 1 ? " in '" + e.getPath().stream().limit(e.getPath().size() - 1L)
+                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                    .collect(Collectors.joining(".")) + "'" : "";
+            throw new JobFileException(file + lineOf(file, e.getPropertyName(), e.getLocation()) + ": unknown field '"
+                    + e.getPropertyName() + "'" + parent + "; known fields: " + known);
         } catch (MismatchedInputException e) {
             String field = path(e);
             throw new JobFileException(file + where(e.getLocation()) + ": " + (field.isEmpty() ? "the document" : "field" + field)
@@ -106,8 +109,14 @@ public final class JobFileLoader {
             throw new JobFileException(where + ": " + e.getMessage());
         }
 
-        SourceFactory sourceFactory = connectors.source(spec.source().type());
-        SinkFactory sinkFactory = connectors.sink(spec.sink().type());
+        SourceFactory sourceFactory;
+        SinkFactory sinkFactory;
+        try {
+            sourceFactory = connectors.source(spec.source().type());
+            sinkFactory = connectors.sink(spec.sink().type());
+        } catch (JobFileException e) {
+            throw new JobFileException(where + ": " + e.getMessage());
+        }
         OptionValues sourceOptions;
         OptionValues sinkOptions;
         try {
@@ -220,6 +229,26 @@ public final class JobFileLoader {
             options.forEach((k, v) -> raw.put(k, v == null ? "" : v.toString()));
         }
         return raw;
+    }
+
+    /**
+     * The line of a field name. Jackson reports unknown fields of records where it stopped reading
+     * (it buffers creator properties), so the line is looked up in the text.
+     */
+    private static String lineOf(Path file, String field, JsonLocation fallback) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            java.util.regex.Pattern key = java.util.regex.Pattern.compile("^[\\s-]*['\"]?"
+                    + java.util.regex.Pattern.quote(field) + "['\"]?\\s*:");
+            for (int i = 0; i < lines.size(); i++) {
+                if (key.matcher(lines.get(i)).find()) {
+                    return ":" + (i + 1);
+                }
+            }
+        } catch (IOException e) {
+            // fall back to Jackson's location
+        }
+        return where(fallback);
     }
 
     private static String where(JsonLocation location) {

@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -81,7 +82,11 @@ final class JobExecution implements TaskEnvironment {
         this.restored = restored;
         this.firstCheckpointId = firstCheckpointId;
         this.attemptId = attemptId;
-        this.coordinatorThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "onceflow-coordinator"));
+        ScheduledThreadPoolExecutor coordinator = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "onceflow-coordinator"));
+        // Checkpoint timeouts and enumerator discovery must not keep a finished attempt alive.
+        coordinator.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        coordinator.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        this.coordinatorThread = coordinator;
         this.snapshotThreads = Executors.newFixedThreadPool(2, r -> daemon(r, "onceflow-snapshot"));
         Transformation sourceStep = plan.source();
         this.enumerator = new EnumeratorHost<>(sourceStep.uid(), (ReplayableSource<?, ?, ?>) sourceStep.source(),

@@ -48,7 +48,7 @@ final class BarrierAligner {
         }
         seen[channel] = true;
         count++;
-        if (count + endedCount() < seen.length) {
+        if (!allArrived()) {
             if (align) {
                 gate.block(channel);
             }
@@ -61,6 +61,8 @@ final class BarrierAligner {
     }
 
     void onEnd(int channel) {
+        // Channels end only after the terminal checkpoint completed, so an end never completes an
+        // alignment; it only stops the channel from being waited for.
         ended[channel] = true;
     }
 
@@ -83,13 +85,13 @@ final class BarrierAligner {
         }
     }
 
-    private int endedCount() {
-        int n = 0;
-        for (boolean e : ended) {
-            if (e) {
-                n++;
+    /** Every channel delivered the barrier or ended; a channel that did both counts once. */
+    private boolean allArrived() {
+        for (int i = 0; i < seen.length; i++) {
+            if (!seen[i] && !ended[i]) {
+                return false;
             }
         }
-        return n;
+        return true;
     }
 }

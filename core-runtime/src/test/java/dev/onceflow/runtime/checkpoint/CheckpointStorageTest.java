@@ -1,0 +1,215 @@
+package dev.onceflow.runtime.checkpoint;
+
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.complete;
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.cut;
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.flipByte;
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.incomplete;
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.stateFile;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Only a complete, intact checkpoint is ever restored; pruning never loses the user's savepoints. */
+class CheckpointStorageTest {
+
+    @TempDir
+    Path root;
+
+    CheckpointStorage storage;
+
+    @BeforeEach
+    void setUp() {
+        storage = new CheckpointStorage(root.resolve("job"));
+    }
+
+    private long latestValidId() throws Exception {
+        return storage.latestValid().orElseThrow().checkpointId();
+    }
+
+    private String[] remaining() throws Exception {
+        try (Stream<Path> dirs = Files.list(storage.jobDirectory())) {
+            return dirs.map(p -> p.getFileName().toString()).sorted().toArray(String[]::new);
+        }
+    }
+
+    @Test
+    void aCompleteCheckpointLoadsWithItsState() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+
+        RestoredCheckpoint restored = storage.latestValid().orElseThrow();
+
+        assertThat(restored.checkpointId()).isEqualTo(1);
+        assertThat(restored.metadata().kind()).isEqualTo(CheckpointKind.CHECKPOINT);
+        assertThat(restored.directory()).isEqualTo(storage.jobDirectory().resolve("chk-1"));
+        assertThat(restored.operatorUids()).containsExactly("source");
+        assertThat(restored.stateFor("source", 0, 1).list("splits")).extracting(CheckpointFixtures::string)
+                .containsExactly("split@1");
+    }
+
+    @Test
+    void noCheckpointDirectoryMeansNothingToRestore() throws Exception {
+        assertThat(storage.latestValid()).isEmpty();
+        assertThat(storage.highestId()).isZero();
+    }
+
+    @Test
+    void latestValidIsTheNewestCompleteCheckpointOrSavepoint() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        complete(storage, 2, CheckpointKind.SAVEPOINT);
+        assertThat(latestValidId()).isEqualTo(2);
+
+        complete(storage, 10, CheckpointKind.CHECKPOINT); // 10 > 2 numerically, not just as text
+        assertThat(latestValidId()).isEqualTo(10);
+    }
+
+    @Test
+    void aCheckpointWithAFlippedByteInAStateFileIsSkipped() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        Path newest = complete(storage, 2, CheckpointKind.CHECKPOINT);
+        flipByte(stateFile(newest));
+
+        RestoredCheckpoint restored = storage.latestValid().orElseThrow();
+
+        assertThat(restored.checkpointId()).isEqualTo(1);
+        assertThat(restored.stateFor("source", 0, 1).list("splits")).extracting(CheckpointFixtures::string)
+                .containsExactly("split@1");
+    }
+
+    @Test
+    void aCheckpointWhoseMetadataIsCutIsSkipped() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        Path newest = complete(storage, 2, CheckpointKind.CHECKPOINT);
+        cut(newest.resolve(CheckpointFixtures.METADATA));
+
+        assertThat(latestValidId()).isEqualTo(1);
+    }
+
+    @Test
+    void aCheckpointWithAMissingStateFileIsSkipped() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        Path newest = complete(storage, 2, CheckpointKind.CHECKPOINT);
+        Files.delete(stateFile(newest));
+
+        assertThat(latestValidId()).isEqualTo(1);
+        assertThatThrownBy(() -> CheckpointStorage.load(newest)).isInstanceOf(CorruptCheckpointException.class)
+                .hasMessageContaining("state file stage0-0.state is missing");
+    }
+
+    @Test
+    void directoriesWithoutMetadataAreNotCandidates() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        incomplete(storage, 2);
+        Files.createDirectories(storage.jobDirectory().resolve("chk-3"));
+        Files.createDirectories(storage.jobDirectory().resolve("not-a-checkpoint-9"));
+
+        assertThat(latestValidId()).isEqualTo(1);
+        assertThat(storage.highestId()).as("ids of incomplete checkpoints are never reused").isEqualTo(3);
+    }
+
+    @Test
+    void loadingADirectoryWithoutMetadataNamesTheProblem() throws Exception {
+        Path dir = incomplete(storage, 4);
+
+        assertThatThrownBy(() -> CheckpointStorage.load(dir)).isInstanceOf(CorruptCheckpointException.class)
+                .hasMessageContaining("has no _metadata file");
+    }
+
+    @Test
+    void aSavepointIsRelocatable() throws Exception {
+        Path savepoint = complete(storage, 5, CheckpointKind.SAVEPOINT);
+        Path moved = root.resolve("elsewhere").resolve("my-savepoint");
+        Files.createDirectories(moved.getParent());
+        Files.move(savepoint, moved);
+
+        RestoredCheckpoint restored = CheckpointStorage.load(moved);
+
+        assertThat(restored.checkpointId()).isEqualTo(5);
+        assertThat(restored.stateFor("source", 0, 1).list("splits")).extracting(CheckpointFixtures::string)
+                .containsExactly("split@5");
+    }
+
+    @Test
+    void pruneKeepsTheNewestRetainedCheckpointsAndEverySavepoint() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        complete(storage, 2, CheckpointKind.SAVEPOINT);
+        complete(storage, 3, CheckpointKind.CHECKPOINT);
+        incomplete(storage, 4); // abandoned: older than the newest complete one
+        complete(storage, 5, CheckpointKind.CHECKPOINT);
+        complete(storage, 6, CheckpointKind.CHECKPOINT);
+        incomplete(storage, 7); // in flight: newer than the newest complete one
+
+        storage.prune(2);
+
+        assertThat(remaining()).containsExactly("chk-5", "chk-6", "chk-7", "savepoint-2");
+        assertThat(latestValidId()).isEqualTo(6);
+    }
+
+    @Test
+    void pruneNeverDeletesSavepointsEvenWhenTheyAreOld() throws Exception {
+        complete(storage, 1, CheckpointKind.SAVEPOINT);
+        complete(storage, 2, CheckpointKind.SAVEPOINT);
+        complete(storage, 3, CheckpointKind.CHECKPOINT);
+        complete(storage, 4, CheckpointKind.CHECKPOINT);
+        complete(storage, 5, CheckpointKind.SAVEPOINT);
+
+        storage.prune(1);
+
+        assertThat(remaining()).containsExactly("chk-4", "savepoint-1", "savepoint-2", "savepoint-5");
+        assertThat(CheckpointStorage.load(storage.jobDirectory().resolve("savepoint-1")).checkpointId()).isEqualTo(1);
+    }
+
+    /**
+     * "retained" is how many checkpoints a job can fall back to. A checkpoint that fails
+     * validation cannot be restored, so it must not use up one of those places. (Checkpoints a
+     * storage instance wrote itself are trusted without re-reading, so the corruption is found by
+     * the next process, as it would be after a crash.)
+     */
+    @Test
+    void pruneDoesNotCountACorruptCheckpointAsRetained() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        complete(storage, 2, CheckpointKind.CHECKPOINT);
+        Path corrupt = complete(storage, 3, CheckpointKind.CHECKPOINT);
+        flipByte(stateFile(corrupt));
+        storage = new CheckpointStorage(storage.jobDirectory());
+        complete(storage, 4, CheckpointKind.CHECKPOINT);
+
+        storage.prune(2);
+
+        assertThat(remaining()).as("the two newest restorable checkpoints are kept").contains("chk-2", "chk-4");
+        Files.delete(storage.jobDirectory().resolve("chk-4").resolve(CheckpointFixtures.METADATA));
+        assertThat(latestValidId()).as("fallback after losing the newest").isEqualTo(2);
+    }
+
+    @Test
+    void discardDeletesAnAbortedCheckpointButNeverACompletedOne() throws Exception {
+        incomplete(storage, 1);
+        complete(storage, 2, CheckpointKind.CHECKPOINT);
+
+        storage.discard(1, CheckpointKind.CHECKPOINT);
+        storage.discard(2, CheckpointKind.CHECKPOINT);
+
+        assertThat(remaining()).containsExactly("chk-2");
+    }
+
+    @Test
+    void listReportsCompleteCorruptAndIncompleteCheckpointsOldestFirst() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        flipByte(stateFile(complete(storage, 2, CheckpointKind.CHECKPOINT)));
+        incomplete(storage, 3);
+        complete(storage, 4, CheckpointKind.SAVEPOINT);
+
+        var listing = storage.list();
+
+        assertThat(listing).extracting(CheckpointStorage.Listing::id).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(listing).extracting(CheckpointStorage.Listing::status)
+                .containsExactly("COMPLETE", "CORRUPT", "INCOMPLETE", "COMPLETE");
+        assertThat(listing.get(1).problem()).contains("stage0-0.state").contains("fails its checksum");
+        assertThat(listing.get(0).metadata().checkpointId()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,194 @@
+package dev.onceflow.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.onceflow.connector.datagen.DatagenSourceFactory;
+import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.spi.factory.Option;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A wrong job file is an error before anything runs, reported as one line that names the file,
+ * the place and what is accepted.
+ */
+class JobFileLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    JobFileLoader loader;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        loader = new JobFileLoader(Connectors.discover(null));
+    }
+
+    /** Loads {@code content} expecting an error; checks the rules every error message follows. */
+    private String errorFor(String content) throws Exception {
+        Path file = JobFiles.write(dir, "job.yaml", content);
+        JobFileException e = catchThrowableOfType(JobFileException.class, () -> loader.load(file));
+        assertThat(e).as("the job file must be rejected").isNotNull();
+        assertThat(e.getMessage()).as("one line").doesNotContain("\n").doesNotContain("\r");
+        assertThat(e.getMessage()).as("names the file").startsWith(file.toString());
+        return e.getMessage();
+    }
+
+    @Test
+    void aValidFileLoadsWithItsSettings() throws Exception {
+        Path file = JobFiles.write(dir, "job.yaml", JobFiles.valid(dir));
+
+        JobFileLoader.LoadedJob job = loader.load(file);
+
+        assertThat(job.description()).isEqualTo("datagen -> count-by-key -> filesystem");
+        assertThat(job.spec().name()).isEqualTo("good-job");
+        assertThat(job.environment().checkpointConfig().interval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(job.environment().checkpointConfig().mode()).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
+        assertThat(job.environment().checkpointConfig().directory()).isEqualTo(dir.resolve("checkpoints"));
+        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "count", "sink");
+        assertThat(job.environment().plan().stages()).extracting(s -> s.parallelism()).containsExactly(2, 2);
+    }
+
+    /** The top-level fields a job file may have, as {@link JobFile} declares them. */
+    private static String knownTopLevelFields() {
+        return Arrays.stream(JobFile.class.getRecordComponents())
+                .map(c -> c.getAccessor().getAnnotation(JsonProperty.class).value()).sorted()
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String datagenOptions() {
+        return new DatagenSourceFactory().options().stream().map(Option::key).collect(Collectors.joining(", "));
+    }
+
+    @Test
+    void anUnknownTopLevelFieldNamesTheFieldAndTheKnownOnes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "paralelism: 2"));
+
+        assertThat(message).contains("unknown field 'paralelism'")
+                .endsWith("; known fields: " + knownTopLevelFields());
+        assertThat(knownTopLevelFields()).contains("parallelism", "sink", "source", "steps");
+    }
+
+    /** "The place": the line of the misspelled field (2), not the end of the document. */
+    @Test
+    void anUnknownTopLevelFieldIsReportedAtItsLine() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "paralelism: 2"));
+
+        assertThat(message).startsWith(dir.resolve("job.yaml") + ":2: ");
+    }
+
+    @Test
+    void anUnknownSourceTypeListsTheAvailableOnes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "type: datagen", "type: kafka"));
+
+        assertThat(message).contains("no source connector 'kafka'").endsWith("available: datagen");
+    }
+
+    @Test
+    void anUnknownSinkTypeListsTheAvailableOnes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "type: filesystem", "type: jdbc"));
+
+        assertThat(message).contains("no sink connector 'jdbc'").endsWith("available: filesystem");
+    }
+
+    @Test
+    void anUnknownConnectorOptionListsTheAcceptedOnes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "rows: 100", "rowz: 100"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ": source 'datagen': unknown option 'rowz'; "
+                + "accepted options: " + datagenOptions());
+    }
+
+    @Test
+    void aBadOptionValueNamesTheOptionAndTheAcceptedValues() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "rows: 100", "rows: many"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ": source 'datagen': option 'rows' has value 'many'; "
+                + "expected " + DatagenSourceFactory.ROWS.accepted());
+        assertThat(DatagenSourceFactory.ROWS.accepted()).contains(">= 1");
+    }
+
+    @Test
+    void anOptionValueBelowItsMinimumIsRejected() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "keys: 3", "keys: 0"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ": source 'datagen': option 'keys' has value '0'; "
+                + "expected " + DatagenSourceFactory.KEYS.accepted());
+    }
+
+    @Test
+    void aBadDurationNamesTheFieldAndTheFormat() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 5 parsecs"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ": checkpoints.interval '5 parsecs' is not a duration such as 500ms, 10s, 5m");
+    }
+
+    @Test
+    void aBadModeListsTheModes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "mode: exactly-once", "mode: twice"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ": checkpoints.mode 'twice' is not one of exactly-once, at-least-once");
+    }
+
+    @Test
+    void aMissingSinkIsNamed() throws Exception {
+        String valid = JobFiles.valid(dir);
+        String withoutSink = valid.substring(0, valid.indexOf("sink:")) + valid.substring(valid.indexOf("checkpoints:"));
+
+        String message = errorFor(withoutSink);
+
+        assertThat(message).contains("'sink'").containsIgnoringCase("missing");
+    }
+
+    @Test
+    void anUnknownStepTypeListsTheKnownOnes() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "type: count-by-key", "type: dedupe"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ": steps[0] has unknown type 'dedupe'; known: "
+                + String.join(", ", JobFileLoader.STEP_TYPES));
+        assertThat(JobFileLoader.STEP_TYPES).contains("count-by-key");
+    }
+
+    @Test
+    void aBadRestartStrategyListsTheStrategies() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "strategy: fixed-delay", "strategy: sometimes"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ": restart.strategy 'sometimes' is not one of none, fixed-delay, failure-rate");
+    }
+
+    @Test
+    void aMissingRequiredSinkOptionIsNamed() throws Exception {
+        String valid = JobFiles.valid(dir);
+        String withoutPath = valid.replaceFirst("(?m)^    path: .*\\n", "    part-prefix: events\n");
+
+        String message = errorFor(withoutPath);
+
+        assertThat(message).startsWith(dir.resolve("job.yaml") + ": sink 'filesystem': missing required option 'path'");
+    }
+
+    @Test
+    void aMissingFileIsNamed() throws Exception {
+        Path missing = dir.resolve("nope.yaml");
+
+        JobFileException e = catchThrowableOfType(JobFileException.class, () -> loader.load(missing));
+
+        assertThat(e).hasMessage(missing + ": no such file");
+    }
+
+    @Test
+    void invalidYamlIsReportedOnOneLine() throws Exception {
+        String message = errorFor("name: \"unterminated\nsource: {type: datagen}\n");
+
+        assertThat(message).contains("not valid YAML");
+    }
+}

@@ -1,0 +1,120 @@
+package dev.onceflow.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.runtime.checkpoint.CheckpointFixtures;
+import dev.onceflow.runtime.checkpoint.CheckpointKind;
+import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The command line: bad input is exit status 2 and one line on stderr; listings show every checkpoint's state. */
+class OnceflowCliTest {
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cli = OnceflowCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    private static List<String> lines(StringWriter writer) {
+        return writer.toString().lines().toList();
+    }
+
+    @Test
+    void validateAcceptsAGoodFile() throws Exception {
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run("validate", file.toString());
+
+        assertThat(status).isZero();
+        assertThat(lines(out)).containsExactly(file + " is valid: datagen -> count-by-key -> filesystem");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void validateRejectsABadFileWithExitTwoAndOneLineOnStderr() throws Exception {
+        Path file = JobFiles.write(dir, "bad.yaml", JobFiles.validWith(dir, "rows: 100", "rowz: 100"));
+
+        int status = run("validate", file.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(lines(err)).hasSize(1).first().asString()
+                .startsWith("onceflow: " + file + ": source 'datagen': unknown option 'rowz'; accepted options: rows, ");
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void validateRejectsAnUnparsableFileWithOneLine() throws Exception {
+        Path file = JobFiles.write(dir, "bad.yaml", JobFiles.validWith(dir, "mode: exactly-once", "mode: twice"));
+
+        int status = run("validate", file.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(lines(err)).hasSize(1).first().asString().startsWith("onceflow: " + file).contains("'twice'");
+    }
+
+    @Test
+    void validateOfAMissingFileIsBadInput() {
+        Path missing = dir.resolve("missing.yaml");
+
+        int status = run("validate", missing.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(lines(err)).containsExactly("onceflow: " + missing + ": no such file");
+    }
+
+    @Test
+    void checkpointsListsCompleteCorruptAndIncompleteOnes() throws Exception {
+        CheckpointStorage storage = new CheckpointStorage(dir.resolve("job"));
+        CheckpointFixtures.complete(storage, 1, CheckpointKind.CHECKPOINT);
+        CheckpointFixtures.flipByte(CheckpointFixtures.stateFile(
+                CheckpointFixtures.complete(storage, 2, CheckpointKind.CHECKPOINT)));
+        CheckpointFixtures.incomplete(storage, 3);
+        CheckpointFixtures.complete(storage, 4, CheckpointKind.SAVEPOINT);
+
+        int status = run("checkpoints", storage.jobDirectory().toString());
+
+        assertThat(status).isZero();
+        List<String> lines = lines(out);
+        assertThat(lines).hasSize(5);
+        assertThat(lines.get(0)).startsWith("ID").contains("KIND", "STATUS", "SIZE", "DURATION", "COMPLETED", "PATH");
+        assertThat(lines.get(1).split("\\s+")).startsWith("1", "checkpoint", "COMPLETE");
+        assertThat(lines.get(1)).endsWith(storage.jobDirectory().resolve("chk-1").toString());
+        assertThat(lines.get(2).split("\\s+")).startsWith("2", "checkpoint", "CORRUPT");
+        assertThat(lines.get(2)).contains("fails its checksum");
+        assertThat(lines.get(3).split("\\s+")).startsWith("3", "checkpoint", "INCOMPLETE");
+        assertThat(lines.get(4).split("\\s+")).startsWith("4", "savepoint", "COMPLETE");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void checkpointsOfAnEmptyDirectorySaysNone() {
+        int status = run("checkpoints", dir.toString());
+
+        assertThat(status).isZero();
+        assertThat(lines(out)).hasSize(2).last().isEqualTo("(none)");
+    }
+
+    @Test
+    void checkpointsOfAMissingDirectoryIsBadInput() {
+        Path missing = dir.resolve("no-such-job");
+
+        int status = run("checkpoints", missing.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(lines(err)).containsExactly("onceflow: " + missing + ": no such directory");
+    }
+}

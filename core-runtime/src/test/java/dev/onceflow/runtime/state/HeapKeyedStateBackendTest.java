@@ -1,0 +1,260 @@
+package dev.onceflow.runtime.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceflow.spi.serialization.Serializers;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keyed state survives a snapshot and restore unchanged, and after a restore at another
+ * parallelism each key's state lives in exactly the subtask that owns the key's group.
+ */
+class HeapKeyedStateBackendTest {
+
+    private static final int MAX_PARALLELISM = 128;
+
+    private static final StateDescriptor.Value<Long> COUNT = StateDescriptor.value("count", Serializers.LONG);
+    private static final StateDescriptor.List<String> SEEN = StateDescriptor.list("seen", Serializers.STRING);
+    private static final StateDescriptor.Map<String, Long> BY_TAG =
+            StateDescriptor.map("by-tag", Serializers.STRING, Serializers.LONG);
+    private static final StateDescriptor.Reducing<Long> MAX =
+            StateDescriptor.reducing("max", Math::max, Serializers.LONG);
+    private static final StateDescriptor.Aggregating<Long, Long, String> SUM = StateDescriptor.aggregating("sum",
+            new AggregateFunction<Long, Long, String>() {
+                @Override
+                public Long createAccumulator() {
+                    return 0L;
+                }
+
+                @Override
+                public Long add(Long value, Long accumulator) {
+                    return accumulator + value;
+                }
+
+                @Override
+                public String getResult(Long accumulator) {
+                    return "sum=" + accumulator;
+                }
+            }, Serializers.LONG);
+
+    private static HeapKeyedStateBackend<String> backend(int subtask, int parallelism) {
+        return new HeapKeyedStateBackend<>(Serializers.STRING, MAX_PARALLELISM, subtask, parallelism);
+    }
+
+    private static int owner(String key, int parallelism) {
+        return KeyGroups.subtaskOf(KeyGroups.keyGroupOf(key, MAX_PARALLELISM), MAX_PARALLELISM, parallelism);
+    }
+
+    private static List<String> keys(int n) {
+        return IntStream.range(0, n).mapToObj(i -> "key-" + i).toList();
+    }
+
+    @Test
+    void everyStateKindRoundTripsThroughSnapshotAndRestore() throws Exception {
+        HeapKeyedStateBackend<String> before = backend(0, 1);
+        ValueState<Long> count = before.state(COUNT);
+        ListState<String> seen = before.state(SEEN);
+        MapState<String, Long> byTag = before.state(BY_TAG);
+        ReducingState<Long> max = before.state(MAX);
+        AggregatingState<Long, String> sum = before.state(SUM);
+        before.setCurrentKey("a");
+        count.update(3L);
+        seen.add("x");
+        seen.add("y");
+        byTag.put("red", 1L);
+        byTag.put("blue", 2L);
+        max.add(4L);
+        max.add(9L);
+        max.add(2L);
+        sum.add(5L);
+        sum.add(6L);
+        before.setCurrentKey("b");
+        count.update(7L);
+        seen.update(List.of("z"));
+        before.setCurrentKey("c"); // touched, but holds no state: must not appear after restore
+
+        SortedMap<Integer, byte[]> snapshot = before.snapshot();
+
+        HeapKeyedStateBackend<String> after = backend(0, 1);
+        after.restore(snapshot);
+        ValueState<Long> count2 = after.state(COUNT);
+        ListState<String> seen2 = after.state(SEEN);
+        MapState<String, Long> byTag2 = after.state(BY_TAG);
+        ReducingState<Long> max2 = after.state(MAX);
+        AggregatingState<Long, String> sum2 = after.state(SUM);
+        after.setCurrentKey("a");
+        assertThat(count2.value()).isEqualTo(3L);
+        assertThat(seen2.get()).containsExactly("x", "y");
+        assertThat(byTag2.entries()).containsExactlyInAnyOrderEntriesOf(Map.of("red", 1L, "blue", 2L));
+        assertThat(max2.get()).isEqualTo(9L);
+        assertThat(sum2.get()).isEqualTo("sum=11");
+        after.setCurrentKey("b");
+        assertThat(count2.value()).isEqualTo(7L);
+        assertThat(seen2.get()).containsExactly("z");
+        assertThat(byTag2.entries()).isEmpty();
+        assertThat(max2.get()).isNull();
+        assertThat(sum2.get()).isNull();
+        after.setCurrentKey("c");
+        assertThat(count2.value()).isNull();
+        assertThat(seen2.get()).isEmpty();
+
+        // Restored state keeps working: the reduce and aggregate functions continue from it.
+        after.setCurrentKey("a");
+        max2.add(10L);
+        sum2.add(1L);
+        assertThat(max2.get()).isEqualTo(10L);
+        assertThat(sum2.get()).isEqualTo("sum=12");
+    }
+
+    @Test
+    void clearedStateIsNotInTheSnapshot() throws Exception {
+        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        ValueState<Long> count = backend.state(COUNT);
+        MapState<String, Long> byTag = backend.state(BY_TAG);
+        backend.setCurrentKey("a");
+        count.update(1L);
+        byTag.put("t", 1L);
+        count.clear();
+        byTag.remove("t");
+
+        assertThat(backend.snapshot()).isEmpty();
+    }
+
+    @Test
+    void restoreAtHigherAndLowerParallelismGivesEachKeyToTheSubtaskOwningItsGroup() throws Exception {
+        List<String> keys = keys(200);
+        Map<String, Long> expected = new HashMap<>();
+        SortedMap<Integer, byte[]> union = new TreeMap<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            HeapKeyedStateBackend<String> old = backend(subtask, 2);
+            ValueState<Long> count = old.state(COUNT);
+            ListState<String> seen = old.state(SEEN);
+            for (int i = 0; i < keys.size(); i++) {
+                String key = keys.get(i);
+                if (owner(key, 2) == subtask) {
+                    old.setCurrentKey(key);
+                    count.update((long) i);
+                    seen.add("v" + i);
+                    expected.put(key, (long) i);
+                }
+            }
+            SortedMap<Integer, byte[]> snapshot = old.snapshot();
+            int former = subtask;
+            assertThat(snapshot.keySet()).as("subtask %d snapshots only its own groups", subtask)
+                    .allSatisfy(g -> assertThat(KeyGroups.subtaskOf(g, MAX_PARALLELISM, 2)).isEqualTo(former));
+            union.putAll(snapshot);
+        }
+        assertThat(expected).hasSize(keys.size());
+
+        for (int parallelism : new int[] {3, 1}) {
+            for (int subtask = 0; subtask < parallelism; subtask++) {
+                HeapKeyedStateBackend<String> restored = backend(subtask, parallelism);
+                restored.restore(union);
+                ValueState<Long> count = restored.state(COUNT);
+                ListState<String> seen = restored.state(SEEN);
+                int current = subtask;
+                List<String> owned = keys.stream().filter(k -> owner(k, parallelism) == current).toList();
+                for (String key : owned) {
+                    restored.setCurrentKey(key);
+                    assertThat(count.value()).as("%s at subtask %d of %d", key, subtask, parallelism)
+                            .isEqualTo(expected.get(key));
+                    assertThat(seen.get()).containsExactly("v" + expected.get(key));
+                }
+                TreeSet<Integer> ownedGroups = owned.stream().map(k -> KeyGroups.keyGroupOf(k, MAX_PARALLELISM))
+                        .collect(Collectors.toCollection(TreeSet::new));
+                assertThat(restored.snapshot().keySet())
+                        .as("subtask %d of %d holds exactly the groups of its keys, no foreign group", subtask,
+                                parallelism)
+                        .containsExactlyElementsOf(ownedGroups);
+            }
+        }
+    }
+
+    @Test
+    void restoredStateWithoutDescriptorIsCarriedIntoTheNextSnapshotUnchanged() throws Exception {
+        HeapKeyedStateBackend<String> original = backend(0, 1);
+        ValueState<Long> count = original.state(COUNT);
+        ListState<String> seen = original.state(SEEN);
+        for (String key : keys(20)) {
+            original.setCurrentKey(key);
+            count.update(1L);
+            seen.add(key + "-seen");
+        }
+        SortedMap<Integer, byte[]> first = original.snapshot();
+
+        // A job version that only uses "count": "seen" must survive into its checkpoints.
+        HeapKeyedStateBackend<String> countOnly = backend(0, 1);
+        countOnly.restore(first);
+        ValueState<Long> count2 = countOnly.state(COUNT);
+        countOnly.setCurrentKey("key-0");
+        count2.update(2L);
+        SortedMap<Integer, byte[]> second = countOnly.snapshot();
+        assertThat(second.keySet()).isEqualTo(first.keySet());
+
+        // A later version that uses "seen" again finds it as it was.
+        HeapKeyedStateBackend<String> both = backend(0, 1);
+        both.restore(second);
+        ValueState<Long> count3 = both.state(COUNT);
+        ListState<String> seen3 = both.state(SEEN);
+        for (String key : keys(20)) {
+            both.setCurrentKey(key);
+            assertThat(seen3.get()).as(key).containsExactly(key + "-seen");
+            assertThat(count3.value()).as(key).isEqualTo(key.equals("key-0") ? 2L : 1L);
+        }
+    }
+
+    @Test
+    void unclaimedStateIsRedistributedOnRescaleToo() throws Exception {
+        HeapKeyedStateBackend<String> original = backend(0, 1);
+        ListState<String> seen = original.state(SEEN);
+        for (String key : keys(50)) {
+            original.setCurrentKey(key);
+            seen.add(key);
+        }
+        SortedMap<Integer, byte[]> snapshot = original.snapshot();
+        SortedMap<Integer, byte[]> carried = new TreeMap<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            HeapKeyedStateBackend<String> b = backend(subtask, 2);
+            b.restore(snapshot);
+            b.state(COUNT); // registers something else; "seen" stays unclaimed
+            carried.putAll(b.snapshot());
+        }
+        HeapKeyedStateBackend<String> back = backend(0, 1);
+        back.restore(carried);
+        ListState<String> seenAgain = back.state(SEEN);
+        for (String key : keys(50)) {
+            back.setCurrentKey(key);
+            assertThat(seenAgain.get()).as(key).containsExactly(key);
+        }
+    }
+
+    @Test
+    void settingAKeyOfAnotherSubtasksRangeFails() {
+        String foreign = keys(100).stream().filter(k -> owner(k, 2) == 1).findFirst().orElseThrow();
+        int group = KeyGroups.keyGroupOf(foreign, MAX_PARALLELISM);
+        HeapKeyedStateBackend<String> subtask0 = backend(0, 2);
+
+        assertThatThrownBy(() -> subtask0.setCurrentKey(foreign))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("key " + foreign + " in key group " + group)
+                .hasMessageContaining("groups 0..63");
+    }
+
+    @Test
+    void stateOutsideAKeyedContextFails() {
+        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        ValueState<Long> count = backend.state(COUNT);
+
+        assertThatThrownBy(count::value).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'count' used outside of a keyed context");
+    }
+}
