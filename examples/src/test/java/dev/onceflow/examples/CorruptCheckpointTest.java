@@ -2,6 +2,8 @@ package dev.onceflow.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceflow.conformance.JobProcess;
+import dev.onceflow.conformance.Verdict;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,9 +51,9 @@ class CorruptCheckpointTest {
 
     private static Path crashRightAfterACheckpointCompletes(Path dir) throws Exception {
         Path job = CrashTestJobs.write(dir, ROWS, 10_000, "exactly-once", "100ms");
-        ChildJob crashed = ChildJob.start(job, FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@4",
-                dir.resolve("crash.log"));
-        assertThat(crashed.await(2, TimeUnit.MINUTES)).isEqualTo(FaultPoints.HALT_EXIT_CODE);
+        JobProcess crashed = JobProcess.start(job, "latest",
+                JobProcess.Faults.haltAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@4"), dir.resolve("crash.log"));
+        assertThat(crashed.await(2)).isEqualTo(FaultPoints.HALT_EXIT_CODE);
         try (Stream<Path> dirs = Files.list(CrashTestJobs.jobDirectory(dir))) {
             return dirs.filter(p -> p.getFileName().toString().startsWith("chk-"))
                     .filter(p -> Files.exists(p.resolve("_metadata")))
@@ -63,8 +64,8 @@ class CorruptCheckpointTest {
 
     private static void resumeAndAssertSkipped(Path dir, Path corrupted, String reason) throws Exception {
         Path log = dir.resolve("resume.log");
-        ChildJob resumed = ChildJob.start(dir.resolve("job.yaml"), null, log);
-        assertThat(resumed.await(2, TimeUnit.MINUTES)).as("log:\n%s", resumed.tail()).isZero();
+        JobProcess resumed = JobProcess.start(dir.resolve("job.yaml"), "latest", JobProcess.Faults.NONE, log);
+        assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
 
         String text = Files.readString(log, StandardCharsets.UTF_8);
         long corruptId = Long.parseLong(corrupted.getFileName().toString().substring(4));
@@ -72,10 +73,7 @@ class CorruptCheckpointTest {
         assertThat(text).contains("from " + corrupted.resolveSibling("chk-" + (corruptId - 1)) + " (checkpoint "
                 + (corruptId - 1) + ")");
 
-        CommittedOutput output = CommittedOutput.read(CrashTestJobs.output(dir));
-        assertThat(output.lost(ROWS)).isEmpty();
-        assertThat(output.duplicated()).isEmpty();
-        assertThat(output.wrongCounts(ROWS, CrashTestJobs.KEYS)).isEmpty();
-        assertThat(output.inProgressFiles).isEmpty();
+        Verdict verdict = CrashTestJobs.verdict(dir, ROWS);
+        assertThat(verdict.exactlyOnce()).as(verdict.describe()).isTrue();
     }
 }

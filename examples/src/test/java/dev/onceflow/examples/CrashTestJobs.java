@@ -1,10 +1,17 @@
 package dev.onceflow.examples;
 
+import dev.onceflow.conformance.CommittedFiles;
+import dev.onceflow.conformance.Verdict;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
-/** Job files for the crash tests: datagen (p=2) -> count-by-key (p=2) -> filesystem sink. */
+/**
+ * The README's job for the crash tests: datagen (p=2) -> count-by-key (p=2) -> filesystem sink,
+ * and the oracle's verdict on its committed output.
+ */
 final class CrashTestJobs {
 
     static final int KEYS = 7;
@@ -37,8 +44,14 @@ final class CrashTestJobs {
         return file;
     }
 
-    static Path output(Path dir) {
-        return dir.resolve("output");
+    /** Each id once, each key's running counts exactly 1..n, no in-progress file left. */
+    static Verdict verdict(Path dir, long rows) throws IOException {
+        Map<String, String> expected = new LinkedHashMap<>();
+        for (long id = 0; id < rows; id++) {
+            expected.put(Long.toString(id), "key-" + (id % KEYS));
+        }
+        Path output = dir.resolve("output");
+        return Verdict.of(expected, CommittedFiles.read(output), CommittedFiles.inProgress(output));
     }
 
     static Path jobDirectory(Path dir) {

@@ -2,9 +2,10 @@ package dev.onceflow.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceflow.conformance.JobProcess;
+import dev.onceflow.conformance.Verdict;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,12 +32,12 @@ class FaultPointTest {
         Path job = CrashTestJobs.write(dir, ROWS, 10_000, "exactly-once", "100ms");
         Path log = dir.resolve("child.log");
 
-        ChildJob crashed = ChildJob.start(job, point + "@3", log);
-        assertThat(crashed.await(2, TimeUnit.MINUTES)).as("halted at %s; log:\n%s", point, crashed.tail())
+        JobProcess crashed = JobProcess.start(job, "latest", JobProcess.Faults.haltAt(point + "@3"), log);
+        assertThat(crashed.await(2)).as("halted at %s; log:\n%s", point, crashed.tail())
                 .isEqualTo(FaultPoints.HALT_EXIT_CODE);
 
-        ChildJob resumed = ChildJob.start(job, null, log);
-        assertThat(resumed.await(2, TimeUnit.MINUTES)).as("resumed after %s; log:\n%s", point, resumed.tail()).isZero();
+        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        assertThat(resumed.await(2)).as("resumed after %s; log:\n%s", point, resumed.tail()).isZero();
         assertExactlyOnce(dir, point);
     }
 
@@ -46,21 +47,18 @@ class FaultPointTest {
         Path job = CrashTestJobs.write(dir, ROWS, 10_000, "exactly-once", "100ms");
         Path log = dir.resolve("child.log");
 
-        ChildJob first = ChildJob.start(job, FaultPoints.SINK_AFTER_PRECOMMIT + "@3", log);
-        assertThat(first.await(2, TimeUnit.MINUTES)).isEqualTo(FaultPoints.HALT_EXIT_CODE);
-        ChildJob recovering = ChildJob.start(job, FaultPoints.SINK_DURING_RECOVERY, log);
-        assertThat(recovering.await(2, TimeUnit.MINUTES)).as("halted during recovery; log:\n%s", recovering.tail())
+        JobProcess first = JobProcess.start(job, "latest", JobProcess.Faults.haltAt(FaultPoints.SINK_AFTER_PRECOMMIT + "@3"), log);
+        assertThat(first.await(2)).isEqualTo(FaultPoints.HALT_EXIT_CODE);
+        JobProcess recovering = JobProcess.start(job, "latest", JobProcess.Faults.haltAt(FaultPoints.SINK_DURING_RECOVERY), log);
+        assertThat(recovering.await(2)).as("halted during recovery; log:\n%s", recovering.tail())
                 .isEqualTo(FaultPoints.HALT_EXIT_CODE);
-        ChildJob resumed = ChildJob.start(job, null, log);
-        assertThat(resumed.await(2, TimeUnit.MINUTES)).as("log:\n%s", resumed.tail()).isZero();
+        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
         assertExactlyOnce(dir, FaultPoints.SINK_DURING_RECOVERY);
     }
 
     private static void assertExactlyOnce(Path dir, String point) throws Exception {
-        CommittedOutput output = CommittedOutput.read(CrashTestJobs.output(dir));
-        assertThat(output.lost(ROWS)).as("lost ids after a crash at %s", point).isEmpty();
-        assertThat(output.duplicated()).as("duplicated ids after a crash at %s", point).isEmpty();
-        assertThat(output.wrongCounts(ROWS, CrashTestJobs.KEYS)).as("per-key counts after a crash at %s", point).isEmpty();
-        assertThat(output.inProgressFiles).as("files left behind after a crash at %s", point).isEmpty();
+        Verdict verdict = CrashTestJobs.verdict(dir, ROWS);
+        assertThat(verdict.exactlyOnce()).as("after a crash at %s: %s", point, verdict.describe()).isTrue();
     }
 }

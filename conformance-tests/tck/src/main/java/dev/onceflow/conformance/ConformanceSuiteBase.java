@@ -174,6 +174,22 @@ public abstract class ConformanceSuiteBase {
         c.assertExactlyOnce(replayRule());
     }
 
+    /**
+     * EO-1, EO-2: barrier alignment. One source's barrier of checkpoint 2 is held back for half a
+     * second while the other source goes on; then the JVM halts before checkpoint 3 completes, so
+     * checkpoint 2 is restored. With alignment (EXACTLY_ONCE) the records after the early barrier
+     * were held out of checkpoint 2 and are replayed once; without it (AT_LEAST_ONCE) they are in
+     * checkpoint 2's state and transaction and are replayed again: duplicates.
+     */
+    @Test
+    void required_eo1_skewedBarriersAreAligned() throws Exception {
+        ConformanceCase c = newCase("required_eo1_skewedBarriersAreAligned", true);
+        // Each of the two sources reaches the point once per checkpoint: the 3rd time is checkpoint 2.
+        c.crashAt(FaultPoints.COORDINATOR_BEFORE_METADATA + "@3", FaultPoints.SOURCE_BEFORE_BARRIER + "@3=500");
+        c.finish();
+        c.assertExactlyOnce(replayRule());
+    }
+
     /** EO-1, EO-2: SIGKILL at random moments, many times, resuming each time. */
     @Test
     void required_eo1_randomKillsLoseAndDuplicateNothing() throws Exception {

@@ -1,0 +1,150 @@
+package dev.onceflow.conformance.selftest;
+
+import dev.onceflow.conformance.CommittedFiles;
+import dev.onceflow.conformance.SinkConformanceSuite;
+import dev.onceflow.conformance.SinkExternalSystem;
+import dev.onceflow.conformance.SourceConformanceSuite;
+import dev.onceflow.conformance.SourceExternalSystem;
+import dev.onceflow.conformance.TestDestination;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventFormat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The suite as a connector author would run it, once per broken connector. The names do not end
+ * in {@code Test}: surefire must not run these (they fail by design); {@link
+ * SuiteCatchesBrokenConnectorsTest} runs one selected case of each and checks that it fails.
+ */
+final class BrokenConnectorSuites {
+
+    private BrokenConnectorSuites() {
+    }
+
+    static final class CommitAtPreCommitSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(CommitAtPreCommitSinkFactory.IDENTIFIER);
+        }
+    }
+
+    static final class NonIdempotentCommitSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(NonIdempotentCommitSinkFactory.IDENTIFIER);
+        }
+    }
+
+    static final class NoAbortLingeringSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(NoAbortLingeringSinkFactory.IDENTIFIER);
+        }
+    }
+
+    static final class DropsFailedCommitSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(DropsFailedCommitSinkFactory.IDENTIFIER);
+        }
+    }
+
+    /** The correct filesystem sink, for the run in AT_LEAST_ONCE mode. */
+    static final class FileSystemSinkSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink("filesystem");
+        }
+    }
+
+    static final class OffByOneFileSourceSuite extends SourceConformanceSuite {
+        @Override
+        protected SourceExternalSystem externalSystem() {
+            return new InputDirectory(OffByOneFileSourceFactory.IDENTIFIER);
+        }
+    }
+
+    /** The filesystem sink's fixture, for any sink identifier that takes its options. */
+    record LocalDirectorySink(String sinkIdentifier) implements SinkExternalSystem {
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public Map<String, Object> sinkOptions(TestDestination destination) {
+            return Map.of("path", output(destination).toString());
+        }
+
+        @Override
+        public List<Event> readCommitted(TestDestination destination) throws Exception {
+            return CommittedFiles.read(output(destination));
+        }
+
+        @Override
+        public List<String> leftovers(TestDestination destination) throws Exception {
+            return CommittedFiles.inProgress(output(destination));
+        }
+
+        private static Path output(TestDestination destination) {
+            return destination.workDirectory().resolve("output");
+        }
+    }
+
+    /** The file source's fixture, for any source identifier that takes its options: a file per batch. */
+    static final class InputDirectory implements SourceExternalSystem {
+
+        private final String sourceIdentifier;
+        private final Map<String, Integer> files = new HashMap<>();
+
+        InputDirectory(String sourceIdentifier) {
+            this.sourceIdentifier = sourceIdentifier;
+        }
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public String sourceIdentifier() {
+            return sourceIdentifier;
+        }
+
+        @Override
+        public Map<String, Object> sourceOptions(TestDestination destination, boolean bounded) {
+            return bounded ? Map.of("path", input(destination).toString())
+                    : Map.of("path", input(destination).toString(), "discovery-interval", "200ms");
+        }
+
+        @Override
+        public void writeInput(TestDestination destination, List<Event> events) throws Exception {
+            Path dir = Files.createDirectories(input(destination));
+            int n = files.merge(destination.name(), 1, Integer::sum);
+            StringBuilder text = new StringBuilder();
+            for (Event event : events) {
+                text.append(EventFormat.toLine(event)).append('\n');
+            }
+            // Written hidden, then renamed: the source must never see a half-written file.
+            Path temp = dir.resolve(".batch-" + n + ".tmp");
+            Files.writeString(temp, text, StandardCharsets.UTF_8);
+            Files.move(temp, dir.resolve("batch-" + n + ".txt"), StandardCopyOption.ATOMIC_MOVE);
+        }
+
+        private static Path input(TestDestination destination) {
+            return destination.workDirectory().resolve("input");
+        }
+    }
+}

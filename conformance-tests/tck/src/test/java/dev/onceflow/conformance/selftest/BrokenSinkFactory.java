@@ -1,0 +1,65 @@
+package dev.onceflow.conformance.selftest;
+
+import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.connector.filesystem.FileSystemSinkFactory;
+import dev.onceflow.connector.filesystem.FileTransaction;
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import dev.onceflow.spi.sink.Sink;
+import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionalWriter;
+import dev.onceflow.spi.sink.TwoPhaseCommitSink;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * The filesystem sink with one defect, usable from job files under its own identifier, so the
+ * suite's child JVMs (which run with the test classpath) find it as they find any connector. It
+ * takes the real sink's options and wraps each of its writers.
+ */
+abstract class BrokenSinkFactory implements SinkFactory {
+
+    private static final FileSystemSinkFactory REAL = new FileSystemSinkFactory();
+
+    /** The real writer with this factory's defect. */
+    protected abstract TransactionalWriter<Event, FileTransaction> breakWriter(
+            TransactionalWriter<Event, FileTransaction> real);
+
+    @Override
+    public String description() {
+        return "The filesystem sink, deliberately broken, for the conformance suite's own tests.";
+    }
+
+    @Override
+    public List<Option<?>> options() {
+        return REAL.options();
+    }
+
+    @Override
+    public Sink<Event> createSink(OptionValues options) {
+        return new BrokenSink((FileSystemSink) REAL.createSink(options), this::breakWriter);
+    }
+
+    /** A local path of a fully qualified part file path ({@code file:/...}) of the sink. */
+    static Path localPath(String qualified) {
+        return Path.of(new org.apache.hadoop.fs.Path(qualified).toUri());
+    }
+
+    private record BrokenSink(FileSystemSink real, UnaryOperator<TransactionalWriter<Event, FileTransaction>> breaker)
+            implements TwoPhaseCommitSink<Event, FileTransaction> {
+
+        @Override
+        public TransactionalWriter<Event, FileTransaction> createWriter(SinkContext context) throws Exception {
+            return breaker.apply(real.createWriter(context));
+        }
+
+        @Override
+        public SimpleVersionedSerializer<FileTransaction> transactionSerializer() {
+            return real.transactionSerializer();
+        }
+    }
+}

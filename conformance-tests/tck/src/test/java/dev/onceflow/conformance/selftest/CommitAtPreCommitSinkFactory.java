@@ -1,0 +1,31 @@
+package dev.onceflow.conformance.selftest;
+
+import dev.onceflow.connector.filesystem.FileTransaction;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.TransactionalWriter;
+
+/**
+ * Breaks 2PC-1: pre-commit also commits, so data is visible before its checkpoint completes. The
+ * later real commit finds the final file and succeeds, so without crashes the output is right.
+ */
+public final class CommitAtPreCommitSinkFactory extends BrokenSinkFactory {
+
+    public static final String IDENTIFIER = "broken-commit-at-precommit";
+
+    @Override
+    public String identifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real) {
+        return new ForwardingWriter(real) {
+            @Override
+            public FileTransaction preCommit(FileTransaction transaction) throws Exception {
+                FileTransaction preCommitted = real.preCommit(transaction);
+                real.commit(preCommitted);
+                return preCommitted;
+            }
+        };
+    }
+}

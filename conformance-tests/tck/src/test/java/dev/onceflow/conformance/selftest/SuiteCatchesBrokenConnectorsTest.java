@@ -1,0 +1,127 @@
+package dev.onceflow.conformance.selftest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import dev.onceflow.conformance.CaseResult;
+import dev.onceflow.runtime.fault.FaultPoints;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The suite proves it can fail: each deliberately broken connector breaks one rule of
+ * {@code docs/spec.md}, and the one case that checks that rule must fail, name the rule first, and
+ * name the evidence (the ids lost or duplicated, the file left behind). A suite that passed any
+ * of these connectors would be passing connectors it cannot judge.
+ *
+ * <p>Each case runs one selected test of a {@link BrokenConnectorSuites} suite with the JUnit
+ * Platform launcher; it starts child JVMs, so it takes seconds.
+ */
+class SuiteCatchesBrokenConnectorsTest {
+
+    /** "lost 12 [3, 4, ...]": a non-zero count followed by the first ids. */
+    private static final String SOME_IDS = " [1-9]\\d* \\[\\d+";
+
+    /** 2PC-1: a sink that commits in preCommit shows data before the checkpoint completed. */
+    @Test
+    void commitInPreCommitBreaks2pc1() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.CommitAtPreCommitSuite.class,
+                "required_2pc1_nothingVisibleBeforeTheCheckpointCompletes"),
+                "sink-" + CommitAtPreCommitSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-1] ")
+                .contains("case: required_2pc1_nothingVisibleBeforeTheCheckpointCompletes")
+                .contains("faults: " + FaultPoints.SINK_AFTER_PRECOMMIT + "@1")
+                .containsPattern("visible before any checkpoint completed: [1-9]\\d* records, first ");
+        assertCaseFailed(run, "2PC-1", "violated");
+    }
+
+    /** 2PC-4: a sink that publishes an already committed file again duplicates its records on a second restore. */
+    @Test
+    void nonIdempotentCommitBreaks2pc4() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.NonIdempotentCommitSuite.class,
+                "required_2pc4_sameCheckpointRestoredTwice"), "sink-" + NonIdempotentCommitSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-4] ")
+                .containsPattern("duplicated" + SOME_IDS)
+                .containsPattern("lost 0 ,");
+        // Duplicates without losses are, as measured, at-least-once.
+        CaseResult result = assertCaseFailed(run, "2PC-4", "at-least-once");
+        assertThat(result.duplicated()).as("duplicated ids in the report").isPositive();
+    }
+
+    /** 2PC-7: a sink whose abortLingering does nothing leaves the unknown transaction's file behind. */
+    @Test
+    void noAbortLingeringBreaks2pc7() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.NoAbortLingeringSuite.class,
+                "required_2pc7_lingeringTransactionsAreAborted"), "sink-" + NoAbortLingeringSinkFactory.IDENTIFIER);
+
+        // Only a leftover is wrong, yet the case names 2PC-7 rather than the generic EO-4.
+        assertThat(run.failureMessage()).startsWith("[2PC-7] ")
+                .containsPattern("lost 0 , duplicated 0 ,")
+                .containsPattern("left behind \\[in-progress file [^\\]]*\\.inprogress");
+        // A transaction left behind breaks EO-4 whatever the data shows: the report says violated.
+        CaseResult result = assertCaseFailed(run, "2PC-7", "violated");
+        assertThat(result.leftovers()).as("leftovers in the report").isPositive();
+    }
+
+    /** EO-3: a sink that swallows a failed commit loses that checkpoint's records in a plain bounded run. */
+    @Test
+    void droppedFailedCommitBreaksEo3() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.DropsFailedCommitSuite.class,
+                "required_eo3_boundedJobCommitsEverything"), "sink-" + DropsFailedCommitSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[EO-3] ")
+                .contains("faults: none")
+                .containsPattern("lost" + SOME_IDS);
+        CaseResult result = assertCaseFailed(run, "EO-3", "violated");
+        assertThat(result.lost()).as("lost ids in the report").isPositive();
+    }
+
+    /** SRC-1: a source that resumes one line after its restored position loses a record per restored split. */
+    @Test
+    void offByOneReplayBreaksSrc1() throws Exception {
+        // The fault point cases are dynamic tests: select the one that crashes before a source's barrier.
+        int crashBeforeBarrier = FaultPoints.ALL.indexOf(FaultPoints.SOURCE_BEFORE_BARRIER) + 1;
+        SelectedCase run = SelectedCase.run(SelectedCase.dynamicTest(BrokenConnectorSuites.OffByOneFileSourceSuite.class,
+                "required_eo1_crashAtEveryFaultPoint", crashBeforeBarrier),
+                "source-" + OffByOneFileSourceFactory.IDENTIFIER);
+
+        assertThat(run.finished()).extracting(SelectedCase.Finished::displayName)
+                .containsExactly(FaultPoints.SOURCE_BEFORE_BARRIER);
+        assertThat(run.failureMessage()).startsWith("[SRC-1] ")
+                .contains("case: required_eo1_crashAt " + FaultPoints.SOURCE_BEFORE_BARRIER)
+                .containsPattern("lost" + SOME_IDS)
+                .containsPattern("duplicated 0 ,");
+        CaseResult result = assertCaseFailed(run, "SRC-1", "violated");
+        assertThat(result.lost()).as("lost ids in the report").isPositive();
+    }
+
+    /**
+     * EO-1: the correct filesystem sink, run in AT_LEAST_ONCE mode through the skewed-barrier case
+     * (one source's barrier held back, then a restore of that checkpoint), must be reported as
+     * duplicates under EO-1, never as losses. The same case passes in EXACTLY_ONCE mode, so it is
+     * the alignment that the suite checks.
+     */
+    @Test
+    void atLeastOnceModeIsReportedAsDuplicates() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.FileSystemSinkSuite.class,
+                "required_eo1_skewedBarriersAreAligned"), "sink-filesystem",
+                Map.of("onceflow.conformance.mode", "at-least-once"));
+        assertThat(run.failureMessage()).startsWith("[EO-1] ")
+                .containsPattern("duplicated" + SOME_IDS)
+                .containsPattern("lost 0 ,");
+        CaseResult result = assertCaseFailed(run, "EO-1", "at-least-once");
+        assertThat(result.duplicated()).as("duplicated ids in the report").isPositive();
+    }
+
+    /** The report records the case under its rule, failed, and the guarantee the output showed. */
+    private static CaseResult assertCaseFailed(SelectedCase run, String rule, String guarantee) {
+        assertThat(run.report().guarantee()).as("guarantee reached").isEqualTo(guarantee);
+        assertThat(run.report().cases()).as("cases in the report").hasSize(1);
+        CaseResult result = run.report().cases().get(0);
+        assertThat(result.rule()).as("rule of the reported case").isEqualTo(rule);
+        assertThat(result.passed()).as("reported case passed").isFalse();
+        return result;
+    }
+}
