@@ -27,6 +27,8 @@ public enum Rule {
             "snapshotState() must return positions just after the last emitted record; addSplits() must resume from them."),
     SRC_3("SRC-3", "Every split is in exactly one snapshot; splits added while running are read from their start.",
             "The enumerator's state must hold exactly the unassigned splits, and discovery must not re-add assigned ones."),
+    SRC_5("SRC-5", "Split positions survive the split serializer: round trip equal, unknown versions refused, replay exact.",
+            "serialize() must write every field of the position; deserialize() must check the version and fail on unknown ones."),
     SRC_4("SRC-4", "A bounded source ends once its splits are read.",
             "Return END_OF_INPUT from pollNext() after notifyNoMoreSplits() and once every split is exhausted.");
 

@@ -97,6 +97,18 @@ class SuiteCatchesBrokenConnectorsTest {
         assertThat(result.lost()).as("lost ids in the report").isPositive();
     }
 
+    /** SRC-5: the same off-by-one source, driven in process from its deserialized splits. */
+    @Test
+    void offByOneRestoreBreaksSrc5() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.OffByOneFileSourceSuite.class,
+                "required_src5_positionsSurviveTheSplitSerializer"), "source-" + OffByOneFileSourceFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[SRC-5] ")
+                .containsPattern("lost" + SOME_IDS)
+                .containsPattern("duplicated 0 ,");
+        assertCaseFailed(run, "SRC-5", "violated");
+    }
+
     /**
      * EO-1: the correct filesystem sink, run in AT_LEAST_ONCE mode through the skewed-barrier case
      * (one source's barrier held back, then a restore of that checkpoint), must be reported as
