@@ -127,7 +127,9 @@ public final class OnceflowCli {
                     checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)", checkpoints.mode(),
                     client.jobDirectory());
             out.flush();
-            try (ControlServer control = new ControlServer(client)) {
+            // Open for the whole run, so `onceflow savepoint` can reach the job.
+            ControlServer control = new ControlServer(client);
+            try {
                 JobResult result = await(client, out, progressMillis);
                 out.printf("Job %s %s: read %d records, wrote %d records%s.%n", result.jobName(),
                         result.status().name().toLowerCase(java.util.Locale.ROOT), result.recordsRead(),
@@ -142,6 +144,8 @@ public final class OnceflowCli {
                 out.printf("To resume this job after a crash: onceflow run %s --resume latest%n", jobFile);
                 out.flush();
                 return 0;
+            } finally {
+                control.close();
             }
         }
 

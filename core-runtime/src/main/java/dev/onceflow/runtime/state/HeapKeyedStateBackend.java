@@ -428,7 +428,7 @@ public final class HeapKeyedStateBackend<K> {
         final Codec codec;
         final Map<Object, Object>[] groups;
 
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"})
         HeapState(String name, Codec codec, int groupCount) {
             this.name = name;
             this.codec = codec;

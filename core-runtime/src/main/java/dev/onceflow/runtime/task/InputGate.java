@@ -26,7 +26,7 @@ public final class InputGate {
     private final ArrayDeque<Runnable> mail = new ArrayDeque<>();
     private int nextChannel;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public InputGate(int channelCount, int capacityPerChannel) {
         this.channels = new ArrayDeque[channelCount];
         for (int i = 0; i < channelCount; i++) {

@@ -20,7 +20,7 @@ public final class RecordWriter {
     private final List<Object>[] buffers;
     private int roundRobin;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public RecordWriter(InputGate[] targets, int channelIndex, Transformation.Partitioning partitioning,
             int maxParallelism, int batchSize) {
         this.targets = targets;
