@@ -1,0 +1,85 @@
+package dev.onceflow.connector.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SinkFactory;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+class JdbcSinkFactoryTest {
+
+    private final JdbcSinkFactory factory = new JdbcSinkFactory();
+
+    @Test
+    void isFoundByServiceLoaderAsJdbc() {
+        assertThat(ServiceLoader.load(SinkFactory.class).stream().map(ServiceLoader.Provider::get)
+                .filter(f -> f.identifier().equals("jdbc"))).hasSize(1);
+    }
+
+    @Test
+    void createsASinkWithDefaults() {
+        OptionValues values = validate(Map.of("url", "jdbc:postgresql://db:5432/app", "table", "events"));
+
+        assertThat(values.get(JdbcSinkFactory.BATCH_SIZE)).isEqualTo(1000);
+        assertThat(values.get(JdbcSinkFactory.POOL_SIZE)).isEqualTo(4);
+        assertThat(factory.createSink(values)).isInstanceOf(JdbcSink.class);
+    }
+
+    @Test
+    void passwordIsNeverShown() {
+        OptionValues values = validate(Map.of("url", "jdbc:postgresql://db/app", "table", "events",
+                "user", "app", "password", "secret-123"));
+
+        assertThat(factory.createSink(values).toString()).contains("app").doesNotContain("secret-123");
+    }
+
+    @Test
+    void missingRequiredOptionsAreNamed() {
+        assertThatThrownBy(() -> validate(Map.of("table", "events"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("missing required option 'url'");
+        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:postgresql://db/app")))
+                .isInstanceOf(OptionException.class).hasMessageContaining("missing required option 'table'");
+    }
+
+    @Test
+    void invalidValuesAreRejectedWithWhatIsAccepted() {
+        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:mysql://db/app", "table", "events")))
+                .isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'url'").hasMessageContaining("jdbc:postgresql://");
+        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:postgresql://db/app", "table", "")))
+                .isInstanceOf(OptionException.class).hasMessageContaining("option 'table'");
+        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:postgresql://db/app", "table", "t".repeat(64))))
+                .isInstanceOf(OptionException.class).hasMessageContaining("option 'table'");
+        assertThatThrownBy(() -> validate(with("batch-size", "0"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'batch-size' has value '0'");
+        assertThatThrownBy(() -> validate(with("pool-size", "many"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'pool-size'");
+        assertThatThrownBy(() -> validate(with("mode", "at-least-once"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("unknown option 'mode'");
+    }
+
+    @Test
+    void builderRejectsWhatTheOptionsReject() {
+        assertThatThrownBy(() -> JdbcSink.builder("jdbc:mysql://db/app", "t"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PostgreSQL");
+        assertThatThrownBy(() -> JdbcSink.builder("jdbc:postgresql://db/app", "t").batchSize(0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> JdbcSink.builder("jdbc:postgresql://db/app", "t").poolSize(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static Map<String, String> with(String key, String value) {
+        Map<String, String> raw = new HashMap<>(Map.of("url", "jdbc:postgresql://db/app", "table", "events"));
+        raw.put(key, value);
+        return raw;
+    }
+
+    private OptionValues validate(Map<String, String> raw) {
+        return OptionValues.validate("sink 'jdbc'", raw, factory.options());
+    }
+}

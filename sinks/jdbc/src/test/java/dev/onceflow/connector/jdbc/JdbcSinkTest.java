@@ -1,0 +1,288 @@
+package dev.onceflow.connector.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionalWriter;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two-phase commit rules (2PC-1 to 2PC-8 in docs/spec.md) for the JDBC sink on a real
+ * PostgreSQL, driven through the SPI, with "crashes" simulated by dropping a writer without
+ * closing it and recovering with a new one from the serialized handle.
+ */
+@SuppressWarnings("try") // TransactionalWriter.close() is declared to throw Exception by the SPI.
+class JdbcSinkTest {
+
+    private static final String PASSWORD = "pw-must-not-leak";
+    private static final AtomicInteger CASES = new AtomicInteger();
+
+    private static PostgresServer server;
+
+    private String table;
+    private String job;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = PostgresServer.start(64);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void freshNames() {
+        int n = CASES.incrementAndGet();
+        table = "events_" + n;
+        job = "job" + n;
+    }
+
+    @AfterEach
+    void noPreparedTransactionsOutliveATest() throws SQLException {
+        server.rollbackAllPrepared();
+    }
+
+    @Test
+    void committedTableHoldsExactlyTheWrittenRows() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            writer.abortLingering();
+            JdbcTransaction open = writer.beginTransaction(1);
+            for (Event event : events(0, 5)) {
+                writer.write(open, event);
+            }
+            JdbcTransaction prepared = writer.preCommit(open);
+
+            assertThat(prepared).isEqualTo(new JdbcTransaction(job + "-sink-0-1", 5));
+            assertThat(rows()).as("2PC-1: nothing visible before commit").isEmpty();
+            assertThat(server.preparedGids()).containsExactly(job + "-sink-0-1");
+
+            writer.commit(prepared);
+        }
+
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
+        assertThat(server.preparedGids()).isEmpty();
+    }
+
+    @Test
+    void commitIsIdempotent() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction prepared = writeAndPreCommit(writer, 7, events(0, 5));
+            writer.commit(prepared);
+
+            writer.commit(prepared);
+            writer.recoverAndCommit(prepared);
+        }
+
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
+    }
+
+    @Test
+    void preparedTransactionSurvivesTheWriterAndIsCommittedOnRecovery() throws Exception {
+        TransactionalWriter<Event, JdbcTransaction> crashed = writer(context(0, 1, OptionalLong.empty()));
+        try {
+            byte[] handle = JdbcTransactionSerializer.INSTANCE.serialize(writeAndPreCommit(crashed, 3, events(0, 100)));
+            // The transaction of the next checkpoint is open and half written when the process dies.
+            JdbcTransaction halfWritten = crashed.beginTransaction(4);
+            crashed.write(halfWritten, events(100, 101).get(0));
+            // Crash: the writer is dropped without close(); nothing else is called.
+
+            try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(3)))) {
+                recovered.recoverAndCommit(JdbcTransactionSerializer.INSTANCE.deserialize(1, handle));
+                recovered.recoverAndAbort(halfWritten);
+                recovered.abortLingering();
+            }
+
+            assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 100)));
+            assertThat(server.preparedGids()).isEmpty();
+        } finally {
+            crashed.close();
+        }
+        assertThat(rows()).as("the dead attempt's open transaction never becomes visible").hasSize(100);
+    }
+
+    @Test
+    void recoverAndAbortRollsBackWhatADeadAttemptPreparedAfterTheCheckpoint() throws Exception {
+        TransactionalWriter<Event, JdbcTransaction> crashed = writer(context(0, 1, OptionalLong.empty()));
+        try {
+            // Barrier 4 arrived and was prepared, but checkpoint 4 never completed: restore from 3.
+            JdbcTransaction prepared = writeAndPreCommit(crashed, 4, events(0, 10));
+
+            try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(3)))) {
+                recovered.recoverAndAbort(new JdbcTransaction(prepared.gid(), 0));
+                recovered.recoverAndAbort(new JdbcTransaction(prepared.gid(), 0));
+            }
+
+            assertThat(server.preparedGids()).isEmpty();
+            assertThat(rows()).isEmpty();
+        } finally {
+            crashed.close();
+        }
+    }
+
+    /** 2PC-7, with a scale-down from 3 subtasks to 2: subtask 0 now owns former subtasks 0 and 2. */
+    @Test
+    void abortLingeringRollsBackOnlyTransactionsOfOwnedSubtasksAfterTheRestoredCheckpoint() throws Exception {
+        String prefix = job + "_x-sink-";
+        List<String> abortedBySubtask0 = List.of(prefix + "0-4", prefix + "0-9", prefix + "2-5");
+        List<String> kept = List.of(
+                prefix + "0-2", // restored checkpoint 3 knows it: recovery committed or aborted it
+                prefix + "0-3",
+                prefix + "1-5", // subtask 1 owns it
+                job + "_x-sink2-0-5", // another sink
+                job + "_x-sink-a-0-5", // another sink whose uid starts with this one's and a '-'
+                job + "Xx-sink-0-5", // '_' in the job name must not match any character
+                "unrelated");
+        for (String gid : abortedBySubtask0) {
+            server.prepare(gid);
+        }
+        for (String gid : kept) {
+            server.prepare(gid);
+        }
+
+        try (TransactionalWriter<Event, JdbcTransaction> writer =
+                writer(new SinkContext(job + "_x", "sink", 0, 2, 3, OptionalLong.of(3), "a2"))) {
+            writer.abortLingering();
+        }
+
+        assertThat(server.preparedGids()).containsExactlyInAnyOrderElementsOf(kept);
+    }
+
+    @Test
+    void abortLingeringOnAFreshStartRollsBackEveryCheckpointOfThisSubtask() throws Exception {
+        server.prepare(job + "-sink-0-1");
+        server.prepare(job + "-sink-1-1");
+
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(1, 2, OptionalLong.empty()))) {
+            writer.abortLingering();
+        }
+
+        assertThat(server.preparedGids()).containsExactly(job + "-sink-0-1");
+    }
+
+    @Test
+    void emptyTransactionPreparesNothingAndCommitsAsANoOp() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction prepared = writer.preCommit(writer.beginTransaction(1));
+
+            assertThat(prepared.rows()).isZero();
+            assertThat(server.preparedGids()).isEmpty();
+            writer.commit(prepared);
+            writer.recoverAndCommit(prepared);
+        }
+        assertThat(rows()).isEmpty();
+    }
+
+    @Test
+    void abortDiscardsTheOpenTransaction() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction open = writer.beginTransaction(1);
+            writer.write(open, events(0, 1).get(0));
+            writer.abort(open);
+
+            JdbcTransaction next = writeAndPreCommit(writer, 2, events(0, 2));
+            writer.commit(next);
+        }
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 2)));
+    }
+
+    @Test
+    void batchesLargerThanTheBatchSizeAreAllWritten() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = JdbcSink.builder(server.url(), table)
+                .user("postgres").batchSize(7).build().createWriter(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction prepared = writeAndPreCommit(writer, 1, events(0, 50));
+            assertThat(prepared.rows()).isEqualTo(50);
+            writer.commit(prepared);
+        }
+        assertThat(rows()).hasSize(50);
+    }
+
+    @Test
+    void badRowFailsWithTheRecordIdAndTheDatabaseError() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction open = writer.beginTransaction(1);
+            writer.write(open, event(1));
+            writer.write(open, event(2));
+            writer.write(open, event(2));
+
+            assertThatThrownBy(() -> writer.preCommit(open))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("record id '2'")
+                    .hasMessageContaining("duplicate key value violates unique constraint")
+                    .hasMessageNotContaining(PASSWORD);
+        }
+        assertThat(rows()).isEmpty();
+        assertThat(server.preparedGids()).isEmpty();
+    }
+
+    @Test
+    void tableNamesAreQuotedIdentifiers() throws Exception {
+        table = "Odd \"name\"; DROP TABLE x";
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            writer.commit(writeAndPreCommit(writer, 1, events(0, 3)));
+        }
+        assertThat(rows()).hasSize(3);
+    }
+
+    @Test
+    void passwordIsNotShownBySinkDescription() {
+        assertThat(sink().toString()).doesNotContain(PASSWORD).contains(table);
+    }
+
+    private JdbcSink sink() {
+        return JdbcSink.builder(server.url(), table).user("postgres").password(PASSWORD).build();
+    }
+
+    private TransactionalWriter<Event, JdbcTransaction> writer(SinkContext context) throws Exception {
+        return sink().createWriter(context);
+    }
+
+    private SinkContext context(int subtask, int parallelism, OptionalLong restored) {
+        return new SinkContext(job, "sink", subtask, parallelism, parallelism, restored, "attempt");
+    }
+
+    private static JdbcTransaction writeAndPreCommit(TransactionalWriter<Event, JdbcTransaction> writer,
+            long checkpointId, List<Event> events) throws Exception {
+        JdbcTransaction open = writer.beginTransaction(checkpointId);
+        for (Event event : events) {
+            writer.write(open, event);
+        }
+        return writer.preCommit(open);
+    }
+
+    private List<List<String>> rows() throws SQLException {
+        List<List<String>> exists = server.query("SELECT 1 FROM pg_tables WHERE tablename = '"
+                + table.replace("'", "''") + "'");
+        if (exists.isEmpty()) {
+            return List.of();
+        }
+        return server.query("SELECT id, key, count, payload FROM " + PostgresSyntax.identifier(table)
+                + " ORDER BY length(id), id");
+    }
+
+    private static List<List<String>> asRows(List<Event> events) {
+        return events.stream().map(e -> List.of(e.id(), e.key(), Long.toString(e.count()), e.payload())).toList();
+    }
+
+    private static List<Event> events(long from, long to) {
+        return LongStream.range(from, to).mapToObj(JdbcSinkTest::event).toList();
+    }
+
+    private static Event event(long id) {
+        return new Event(Long.toString(id), "key-" + (id % 3), "payload '" + id + "\"", id * 10);
+    }
+}

@@ -1,0 +1,76 @@
+package dev.onceflow.connector.jdbc;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A real PostgreSQL server for one test class, listening on localhost only. */
+final class PostgresServer implements AutoCloseable {
+
+    private final EmbeddedPostgres postgres;
+
+    private PostgresServer(EmbeddedPostgres postgres) {
+        this.postgres = postgres;
+    }
+
+    static PostgresServer start(int maxPreparedTransactions) throws Exception {
+        return new PostgresServer(EmbeddedPostgres.builder()
+                .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
+                .setServerConfig("listen_addresses", "localhost")
+                .start());
+    }
+
+    String url() {
+        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(url(), "postgres", "");
+    }
+
+    List<List<String>> query(String sql) throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(sql)) {
+            List<List<String>> rows = new ArrayList<>();
+            int columns = result.getMetaData().getColumnCount();
+            while (result.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= columns; i++) {
+                    row.add(result.getString(i));
+                }
+                rows.add(row);
+            }
+            return rows;
+        }
+    }
+
+    List<String> preparedGids() throws SQLException {
+        return query("SELECT gid FROM pg_prepared_xacts ORDER BY gid").stream().map(row -> row.get(0)).toList();
+    }
+
+    /** Leaves an empty prepared transaction named {@code gid}, as a dead writer would. */
+    void prepare(String gid) throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.execute("PREPARE TRANSACTION '" + gid.replace("'", "''") + "'");
+        }
+    }
+
+    void rollbackAllPrepared() throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            for (String gid : preparedGids()) {
+                statement.execute("ROLLBACK PREPARED '" + gid.replace("'", "''") + "'");
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        postgres.close();
+    }
+}
