@@ -41,6 +41,28 @@ class ExactlyOnceJobTest {
     }
 
     /** Throws at {@code id} the first time it is seen in this JVM, then passes everything. */
+    /**
+     * Fails once, at the first record (of every hundredth) seen after the first part file was
+     * committed, so the failed attempt has provably committed something whatever the machine's speed.
+     */
+    private static Event failOnceAfterACommit(Event event, Path output) throws java.io.IOException {
+        if (!FAILED_ONCE.get() && Long.parseLong(event.id()) % 100 == 0 && hasCommittedFile(output)
+                && FAILED_ONCE.compareAndSet(false, true)) {
+            FAILURES.incrementAndGet();
+            throw new IllegalStateException("injected failure at id " + event.id());
+        }
+        return event;
+    }
+
+    private static boolean hasCommittedFile(Path output) throws java.io.IOException {
+        if (!java.nio.file.Files.isDirectory(output)) {
+            return false;
+        }
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(output)) {
+            return files.anyMatch(f -> !f.getFileName().toString().startsWith("."));
+        }
+    }
+
     private static Event failOnceAt(Event event, String id) {
         if (event.id().equals(id) && FAILED_ONCE.compareAndSet(false, true)) {
             FAILURES.incrementAndGet();
@@ -89,11 +111,13 @@ class ExactlyOnceJobTest {
 
     @Test
     void aFailedTaskRestartsFromTheLastCheckpointInProcessAndOutputStaysExactlyOnce() throws Exception {
-        long rows = 4_000;
+        // Long enough (2 s) that the source is still reading when the first commit becomes visible,
+        // even on a loaded machine where channels let the source run far ahead of the sink.
+        long rows = 16_000;
 
         JobResult result = new KeyedCountJob(checkpoints, output, rows)
                 .rowsPerSecond(8_000)
-                .map(event -> failOnceAt(event, "2000"))
+                .map(event -> failOnceAfterACommit(event, output))
                 .restart(RestartStrategy.fixedDelay(3, Duration.ofMillis(10)))
                 .execute("restarting");
 
