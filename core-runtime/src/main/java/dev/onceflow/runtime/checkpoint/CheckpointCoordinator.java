@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -169,7 +170,7 @@ public final class CheckpointCoordinator {
 
     /** A task's state is written. Any thread. */
     public void acknowledge(String taskKey, long checkpointId, CheckpointMetadata.TaskStateRef ref, long alignmentNanos) {
-        executor.execute(() -> {
+        onCoordinatorThread(() -> {
             Pending p = pending.get(checkpointId);
             if (p == null) {
                 return; // aborted or subsumed meanwhile; its directory is discarded or pruned
@@ -184,7 +185,23 @@ public final class CheckpointCoordinator {
 
     /** A task could not snapshot. Any thread. */
     public void decline(long checkpointId, Throwable cause) {
-        executor.execute(() -> abort(checkpointId, cause.getMessage()));
+        onCoordinatorThread(() -> abort(checkpointId, cause.getMessage()));
+    }
+
+    /**
+     * Hands a task's message to the coordinator thread. Snapshot threads may still report after the
+     * attempt ended and stopped that thread; such a late message concerns a checkpoint that can no
+     * longer complete, so it is dropped instead of failing the reporting thread.
+     */
+    private void onCoordinatorThread(Runnable message) {
+        try {
+            executor.execute(message);
+        } catch (RejectedExecutionException e) {
+            if (!executor.isShutdown()) {
+                throw e;
+            }
+            LOG.debug("dropped a task message that arrived after the coordinator stopped");
+        }
     }
 
     private void complete(Pending p) {

@@ -285,7 +285,7 @@ public final class OnceflowCli {
             out.printf("%s %s: %s%n", kind, id, description);
             for (Option<?> o : options) {
                 out.printf("    %-22s %-9s %s%s%n", o.key(), o.typeName(),
-                        o.isRequired() ? "(required) " : o.defaultValue().map(v -> "(default " + v + ") ").orElse(""),
+                        o.isRequired() ? "(required) " : o.defaultText().map(v -> "(default " + v + ") ").orElse(""),
                         o.description());
             }
         }

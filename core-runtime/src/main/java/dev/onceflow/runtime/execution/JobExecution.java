@@ -188,7 +188,8 @@ final class JobExecution implements TaskEnvironment {
                 };
             }
             chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
-                    plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(), commitRetry, services),
+                    plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(),
+                    checkpointConfig.maxConcurrent(), commitRetry, services),
                     output);
         }
         if (task instanceof SourceTask source) {

@@ -8,10 +8,12 @@ import dev.onceflow.runtime.config.CommitRetry;
  *
  * @param firstCheckpointId the id the next checkpoint of this attempt will have at the earliest
  * @param attemptId unique per process attempt (see {@link dev.onceflow.spi.sink.SinkContext#attemptId()})
+ * @param maxConcurrentCheckpoints checkpoints the job lets be in flight at once
  * @param taskServices how sources reach the coordinator
  */
 public record OperatorContext(String jobName, String uid, String name, int subtaskIndex, int parallelism,
-        int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode, CommitRetry commitRetry,
+        int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode,
+        int maxConcurrentCheckpoints, CommitRetry commitRetry,
         TaskServices taskServices) {
 
     /** Calls from an operator to the rest of the job. */

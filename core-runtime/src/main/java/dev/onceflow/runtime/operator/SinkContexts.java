@@ -11,6 +11,7 @@ final class SinkContexts {
 
     static SinkContext of(OperatorContext context, RestoredState restored) {
         return new SinkContext(context.jobName(), context.uid(), context.subtaskIndex(), context.parallelism(),
-                restored.previousParallelism(), restored.checkpointId(), context.attemptId());
+                restored.previousParallelism(), restored.checkpointId(), context.attemptId(),
+                context.maxConcurrentCheckpoints());
     }
 }

@@ -72,7 +72,7 @@ public final class Option<T> {
     public static <E extends Enum<E>> Option<E> enumOption(String key, Class<E> type) {
         StringBuilder names = new StringBuilder();
         for (E constant : type.getEnumConstants()) {
-            names.append(names.length() == 0 ? "" : ", ").append(constant.name());
+            names.append(names.length() == 0 ? "" : ", ").append(asText(constant));
         }
         return new Option<>(key, "enum", s -> Enum.valueOf(type, s.trim().toUpperCase(Locale.ROOT).replace('-', '_')),
                 null, false, "", v -> true, "one of " + names);
@@ -179,6 +179,29 @@ public final class Option<T> {
             case "d" -> Duration.ofDays(amount);
             default -> throw new IllegalArgumentException("unknown duration unit '" + unit + "' in " + text);
         };
+    }
+
+    /** The default as a job file would spell it ({@code exactly-once}, {@code 10s}), if there is one. */
+    public Optional<String> defaultText() {
+        return defaultValue().map(Option::asText);
+    }
+
+    /** A value as a job file would spell it: enum constants in lower case with {@code -}, durations with a unit. */
+    static String asText(Object value) {
+        if (value instanceof Enum<?> constant) {
+            return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+        if (value instanceof Duration duration) {
+            long millis = duration.toMillis();
+            if (millis % 3_600_000 == 0 && millis != 0) {
+                return millis / 3_600_000 + "h";
+            }
+            if (millis % 60_000 == 0 && millis != 0) {
+                return millis / 60_000 + "m";
+            }
+            return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+        }
+        return String.valueOf(value);
     }
 
     @Override

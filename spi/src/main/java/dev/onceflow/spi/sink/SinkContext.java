@@ -15,14 +15,35 @@ import java.util.OptionalLong;
  * @param restoredCheckpointId the checkpoint this attempt restored from, if any
  * @param attemptId unique per process attempt; use it in names that must never collide across
  *     attempts (file names), never in ids that recovery must find again (transaction ids)
+ * @param maxConcurrentCheckpoints how many checkpoints may be in flight at once; a two-phase
+ *     commit writer holds up to this many pre-committed transactions plus the open one, which is
+ *     what to size server-side limits by (PostgreSQL's {@code max_prepared_transactions})
  */
 public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int parallelism,
-        int restoredParallelism, OptionalLong restoredCheckpointId, String attemptId) {
+        int restoredParallelism, OptionalLong restoredCheckpointId, String attemptId, int maxConcurrentCheckpoints) {
 
     public SinkContext {
         if (subtaskIndex < 0 || subtaskIndex >= parallelism) {
             throw new IllegalArgumentException("subtask " + subtaskIndex + " outside parallelism " + parallelism);
         }
+        if (maxConcurrentCheckpoints < 1) {
+            throw new IllegalArgumentException("max concurrent checkpoints must be at least 1, was "
+                    + maxConcurrentCheckpoints);
+        }
+    }
+
+    /** A context for a job that takes one checkpoint at a time (the runtime's default). */
+    public SinkContext(String jobName, String sinkUid, int subtaskIndex, int parallelism, int restoredParallelism,
+            OptionalLong restoredCheckpointId, String attemptId) {
+        this(jobName, sinkUid, subtaskIndex, parallelism, restoredParallelism, restoredCheckpointId, attemptId, 1);
+    }
+
+    /**
+     * The most transactions of one writer that can be pre-committed or open at the same time:
+     * {@code maxConcurrentCheckpoints + 1}. Multiply by the parallelism for the whole sink.
+     */
+    public int maxOpenTransactionsPerWriter() {
+        return maxConcurrentCheckpoints + 1;
     }
 
     /**

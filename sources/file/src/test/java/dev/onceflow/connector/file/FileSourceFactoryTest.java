@@ -44,7 +44,7 @@ class FileSourceFactoryTest {
                 .isInstanceOf(OptionException.class).hasMessageStartingWith("source 'file': missing required option 'path'");
         assertThatThrownBy(() -> validate(Map.of("path", "/in", "format", "csv")))
                 .isInstanceOf(OptionException.class)
-                .hasMessage("source 'file': option 'format' has value 'csv'; expected one of EVENTS, LINES");
+                .hasMessage("source 'file': option 'format' has value 'csv'; expected one of events, lines");
         assertThatThrownBy(() -> validate(Map.of("path", "/in", "discovery-interval", "0s")))
                 .isInstanceOf(OptionException.class).hasMessageContaining("option 'discovery-interval' has value '0s'");
         assertThatThrownBy(() -> validate(Map.of("path", "/in", "discovery-interval", "soon")))
