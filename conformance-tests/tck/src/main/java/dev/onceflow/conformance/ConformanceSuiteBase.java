@@ -77,11 +77,13 @@ public abstract class ConformanceSuiteBase {
     @BeforeAll
     void startExternalSystem() throws Exception {
         system().start();
-        report = new ConformanceReport(connectorIdentifier(), kind(), settings);
-        workRoot = Path.of("target", "conformance-work", kind() + "-" + connectorIdentifier()).toAbsolutePath();
+        String connector = system().variant().isEmpty() ? connectorIdentifier()
+                : connectorIdentifier() + "-" + system().variant();
+        report = new ConformanceReport(connector, kind(), settings);
+        workRoot = Path.of("target", "conformance-work", kind() + "-" + connector).toAbsolutePath();
         deleteRecursively(workRoot);
         System.out.printf("Onceflow conformance (%s %s): profile %s, seed %d (replay with -Donceflow.conformance.seed=%d)%n",
-                kind(), connectorIdentifier(), settings.profile(), settings.seed(), settings.seed());
+                kind(), connector, settings.profile(), settings.seed(), settings.seed());
     }
 
     @AfterAll
