@@ -1,14 +1,15 @@
 package dev.onceflow.connector.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Exactly-once rows in a PostgreSQL table: one transaction per checkpoint and subtask, prepared
@@ -18,31 +19,20 @@ import java.util.Objects;
  *
  * <pre>{@code
  * JdbcSink sink = JdbcSink.builder("jdbc:postgresql://db:5432/app", "events").user("app").password(secret).build();
+ * Sink<Event> upserts = JdbcSink.builder(url, "events").build(JdbcMode.IDEMPOTENT);
  * }</pre>
  *
  * <p>The server must allow prepared transactions: {@code max_prepared_transactions} at least
- * twice the sink's parallelism. Writers check it at start. Immutable; holds settings only, and
- * never shows the password (not in {@link #toString()}, logs or exception messages).
+ * parallelism x (max concurrent checkpoints + 1). Writers check it at start. Immutable; holds
+ * settings only, and never shows the password (not in {@link #toString()}, logs or exception
+ * messages). The other modes are {@link JdbcWriteAheadSink} and {@link JdbcUpsertSink}.
  */
 public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction> {
 
-    /** PostgreSQL truncates longer identifiers (NAMEDATALEN - 1 bytes). */
-    private static final int MAX_IDENTIFIER_BYTES = 63;
+    private final JdbcSettings settings;
 
-    private final String url;
-    private final String table;
-    private final String user;
-    private final String password;
-    private final int batchSize;
-    private final int poolSize;
-
-    private JdbcSink(Builder builder) {
-        this.url = builder.url;
-        this.table = builder.table;
-        this.user = builder.user;
-        this.password = builder.password;
-        this.batchSize = builder.batchSize;
-        this.poolSize = builder.poolSize;
+    JdbcSink(JdbcSettings settings) {
+        this.settings = settings;
     }
 
     /** A builder for the database at {@code url} ({@code jdbc:postgresql://...}) and table {@code table}. */
@@ -55,39 +45,21 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
     }
 
     static boolean isValidTableName(String table) {
-        return !table.isEmpty() && table.indexOf('\0') < 0
-                && table.getBytes(StandardCharsets.UTF_8).length <= MAX_IDENTIFIER_BYTES;
+        return Columns.isValidIdentifier(table);
     }
 
     /** Connects: opens the subtask's pool, checks prepared transactions are enabled, creates the table. */
     @Override
     public TransactionalWriter<Event, JdbcTransaction> createWriter(SinkContext context) throws Exception {
-        HikariDataSource pool = new HikariDataSource(poolConfig(context));
+        HikariDataSource pool = settings.openPool(context, "2pc");
         try {
-            JdbcSinkWriter writer = new JdbcSinkWriter(context, pool, table, batchSize);
+            JdbcSinkWriter writer = new JdbcSinkWriter(context, pool, settings);
             writer.start();
             return writer;
         } catch (Exception | Error e) {
             pool.close();
             throw e;
         }
-    }
-
-    private HikariConfig poolConfig(SinkContext context) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        if (user != null) {
-            config.setUsername(user);
-        }
-        if (password != null) {
-            config.setPassword(password);
-        }
-        config.setMaximumPoolSize(poolSize);
-        config.setMinimumIdle(0);
-        config.setPoolName("onceflow-jdbc-" + context.sinkUid() + "-" + context.subtaskIndex());
-        // Rewrites a batch of INSERTs into multi-row INSERTs: about 3x faster on PostgreSQL.
-        config.addDataSourceProperty("reWriteBatchedInserts", "true");
-        return config;
     }
 
     @Override
@@ -97,29 +69,32 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
 
     @Override
     public String toString() {
-        return "JdbcSink[url=" + url + ", table=" + table + ", user=" + user + ", batchSize=" + batchSize
-                + ", poolSize=" + poolSize + "]";
+        return "JdbcSink[exactly-once, " + settings + "]";
     }
 
-    /** Builds a {@link JdbcSink}. */
+    /** Builds a JDBC sink in any of its {@linkplain JdbcMode modes}. */
     public static final class Builder {
 
         private final String url;
         private final String table;
         private String user;
         private String password;
+        private Columns columns = Columns.DEFAULT;
         private int batchSize = 1000;
         private int poolSize = 4;
+        private WriteMethod writeMethod = WriteMethod.COPY;
+        private Duration transactionTimeout;
+        private String committerTable = JdbcCheckpointCommitter.DEFAULT_TABLE;
 
         private Builder(String url, String table) {
             this.url = Objects.requireNonNull(url, "url");
             this.table = Objects.requireNonNull(table, "table");
             if (!isPostgresUrl(url)) {
                 throw new IllegalArgumentException("url must be a PostgreSQL JDBC URL (jdbc:postgresql://...); "
-                        + "exactly-once mode supports PostgreSQL only");
+                        + "the JDBC sink supports PostgreSQL only so far");
             }
             if (!isValidTableName(table)) {
-                throw new IllegalArgumentException("table name must be 1 to " + MAX_IDENTIFIER_BYTES
+                throw new IllegalArgumentException("table name must be 1 to " + Columns.MAX_IDENTIFIER_BYTES
                         + " bytes without NUL characters");
             }
         }
@@ -134,7 +109,13 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
             return this;
         }
 
-        /** Rows sent in one batch; 1000 by default. */
+        /** Which columns the event's fields go to; {@link Columns#DEFAULT} by default. */
+        public Builder columns(Columns columns) {
+            this.columns = Objects.requireNonNull(columns, "columns");
+            return this;
+        }
+
+        /** Rows sent in one batch (one COPY or one multi-row INSERT); 1000 by default. */
         public Builder batchSize(int batchSize) {
             if (batchSize < 1) {
                 throw new IllegalArgumentException("batch size must be at least 1, was " + batchSize);
@@ -152,8 +133,65 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
             return this;
         }
 
+        /** COPY (default) or batched INSERT for the exactly-once and write-ahead modes; upserts always INSERT. */
+        public Builder writeMethod(WriteMethod writeMethod) {
+            this.writeMethod = Objects.requireNonNull(writeMethod, "writeMethod");
+            return this;
+        }
+
+        /**
+         * The server ends a session that stays idle inside an open transaction for longer
+         * ({@code idle_in_transaction_session_timeout}); a hung writer then cannot hold locks
+         * forever. Off by default: an idle stream would also trip it, failing and restarting the job.
+         */
+        public Builder transactionTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("transaction timeout must be positive, was " + timeout);
+            }
+            this.transactionTimeout = timeout;
+            return this;
+        }
+
+        /** Table of the write-ahead mode's checkpoint markers; {@code onceflow_checkpoints} by default. */
+        public Builder committerTable(String committerTable) {
+            if (!isValidTableName(committerTable)) {
+                throw new IllegalArgumentException("committer table name must be 1 to " + Columns.MAX_IDENTIFIER_BYTES
+                        + " bytes without NUL characters");
+            }
+            this.committerTable = committerTable;
+            return this;
+        }
+
+        private JdbcSettings settings() {
+            if (committerTable.equals(table)) {
+                throw new IllegalArgumentException("the committer table must differ from the sink's table " + table);
+            }
+            return new JdbcSettings(url, table, user, password, columns, batchSize, poolSize, writeMethod,
+                    Optional.ofNullable(transactionTimeout), committerTable);
+        }
+
+        /** The exactly-once (two-phase commit) sink. */
         public JdbcSink build() {
-            return new JdbcSink(this);
+            return new JdbcSink(settings());
+        }
+
+        /** The write-ahead sink: exactly-once without prepared transactions. */
+        public JdbcWriteAheadSink buildWriteAhead() {
+            return new JdbcWriteAheadSink(settings());
+        }
+
+        /** The idempotent (upsert) sink: at-least-once delivery, exactly-once final state. */
+        public JdbcUpsertSink buildIdempotent() {
+            return new JdbcUpsertSink(settings());
+        }
+
+        /** The sink of {@code mode}. */
+        public Sink<Event> build(JdbcMode mode) {
+            return switch (mode) {
+                case EXACTLY_ONCE -> build();
+                case WRITE_AHEAD -> buildWriteAhead();
+                case IDEMPOTENT -> buildIdempotent();
+            };
         }
     }
 }

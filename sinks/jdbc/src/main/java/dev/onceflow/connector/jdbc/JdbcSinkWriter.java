@@ -5,7 +5,6 @@ import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.charset.StandardCharsets;
-import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,22 +38,17 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
 
     private final SinkContext context;
     private final HikariDataSource pool;
-    private final String table;
-    private final String insertSql;
-    private final int batchSize;
+    private final JdbcSettings settings;
     /** Transactions written to and not yet prepared, by gid; each holds a connection. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
 
-    JdbcSinkWriter(SinkContext context, HikariDataSource pool, String table, int batchSize) {
+    JdbcSinkWriter(SinkContext context, HikariDataSource pool, JdbcSettings settings) {
         this.context = context;
         this.pool = pool;
-        this.table = table;
-        this.insertSql = "INSERT INTO " + PostgresSyntax.identifier(table)
-                + " (id, key, count, payload) VALUES (?, ?, ?, ?)";
-        this.batchSize = batchSize;
+        this.settings = settings;
     }
 
-    /** Fails fast when the server cannot prepare transactions, then creates the table if missing. */
+    /** Fails fast when the server cannot prepare enough transactions, then creates the table if missing. */
     void start() throws SQLException {
         try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
             int maxPrepared;
@@ -62,31 +56,21 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
                 result.next();
                 maxPrepared = Integer.parseInt(result.getString(1).trim());
             }
-            int needed = context.parallelism() * 2;
-            if (maxPrepared == 0) {
-                throw new IllegalStateException("PostgreSQL max_prepared_transactions is 0; set it to at least "
-                        + needed + " in postgresql.conf (exactly-once mode prepares one transaction per subtask "
-                        + "and checkpoint)");
-            }
+            int needed = requiredPreparedTransactions(context);
             if (maxPrepared < needed) {
-                LOG.warn("PostgreSQL max_prepared_transactions is {}; with parallelism {} set it to at least {}, "
-                        + "or pre-commits may fail (SQLSTATE 53200)", maxPrepared, context.parallelism(), needed);
+                throw new IllegalStateException("PostgreSQL max_prepared_transactions is " + maxPrepared
+                        + "; set it to at least " + needed + " in postgresql.conf and restart the server "
+                        + "(exactly-once mode prepares up to parallelism " + context.parallelism()
+                        + " x (max concurrent checkpoints " + context.maxConcurrentCheckpoints()
+                        + " + 1) transactions), or use mode write-ahead, which needs none");
             }
-            createTableIfMissing(statement);
+            settings.createTableIfMissing(statement);
         }
     }
 
-    private void createTableIfMissing(Statement statement) throws SQLException {
-        try {
-            statement.execute("CREATE TABLE IF NOT EXISTS " + PostgresSyntax.identifier(table)
-                    + " (id text PRIMARY KEY, key text, count bigint, payload text)");
-        } catch (SQLException e) {
-            // IF NOT EXISTS is not atomic: subtasks starting together can race; the loser finds the table made.
-            if (!PostgresSyntax.UNIQUE_VIOLATION.equals(e.getSQLState())
-                    && !PostgresSyntax.DUPLICATE_TABLE.equals(e.getSQLState())) {
-                throw e;
-            }
-        }
+    /** Prepared transactions this sink may hold at once: each writer's pre-committed ones plus its open one. */
+    static int requiredPreparedTransactions(SinkContext context) {
+        return context.parallelism() * context.maxOpenTransactionsPerWriter();
     }
 
     /** Only names the transaction: the connection is taken on the first write, so empty checkpoints prepare nothing. */
@@ -107,10 +91,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
             txn = new OpenTransaction(pool.getConnection());
             open.put(transaction.gid(), txn);
         }
-        txn.add(record);
-        if (txn.pending.size() >= batchSize) {
-            txn.flush();
-        }
+        txn.rows.add(record);
     }
 
     /** Flushes and prepares; 2PC-2: the prepared transaction outlives this connection and this process. */
@@ -121,7 +102,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
             return transaction.withRows(0);
         }
         try (txn) {
-            txn.flush();
+            txn.rows.flush();
             try (Statement statement = txn.connection.createStatement()) {
                 statement.execute("PREPARE TRANSACTION " + PostgresSyntax.literal(transaction.gid()));
             } catch (SQLException e) {
@@ -132,7 +113,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
                 }
                 throw e;
             }
-            return transaction.withRows(txn.rows);
+            return transaction.withRows(txn.rows.rows());
         }
     }
 
@@ -277,88 +258,27 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         }
     }
 
-    /** One transaction being written: its connection, insert statement and unsent rows. */
+    /** One transaction being written: its connection and the rows not sent yet. */
     private final class OpenTransaction implements AutoCloseable {
 
         final Connection connection;
-        final PreparedStatement insert;
-        final List<Event> pending = new ArrayList<>();
-        long rows;
+        final RowWriter rows;
 
         OpenTransaction(Connection connection) throws SQLException {
             this.connection = connection;
             try {
                 connection.setAutoCommit(false);
-                this.insert = connection.prepareStatement(insertSql);
             } catch (SQLException e) {
                 connection.close();
                 throw e;
             }
-        }
-
-        void add(Event record) throws SQLException {
-            insert.setString(1, record.id());
-            insert.setString(2, record.key());
-            insert.setLong(3, record.count());
-            insert.setString(4, record.payload());
-            insert.addBatch();
-            pending.add(record);
-        }
-
-        void flush() throws SQLException {
-            if (pending.isEmpty()) {
-                return;
-            }
-            try {
-                insert.executeBatch();
-            } catch (SQLException e) {
-                throw badRow(e);
-            }
-            rows += pending.size();
-            pending.clear();
-        }
-
-        /**
-         * Names the record that failed. The transaction is lost anyway (the job fails and replays
-         * it), so it is rolled back and the batch is retried row by row to find the culprit.
-         */
-        private SQLException badRow(SQLException batchFailure) {
-            SQLException cause = batchFailure instanceof BatchUpdateException && batchFailure.getNextException() != null
-                    ? batchFailure.getNextException() : batchFailure;
-            String culprit = null;
-            String message = cause.getMessage();
-            try {
-                connection.rollback();
-                try (PreparedStatement single = connection.prepareStatement(insertSql)) {
-                    for (Event record : pending) {
-                        single.setString(1, record.id());
-                        single.setString(2, record.key());
-                        single.setLong(3, record.count());
-                        single.setString(4, record.payload());
-                        try {
-                            single.executeUpdate();
-                        } catch (SQLException e) {
-                            culprit = record.id();
-                            message = e.getMessage();
-                            break;
-                        }
-                    }
-                }
-                connection.rollback();
-            } catch (SQLException e) {
-                batchFailure.addSuppressed(e);
-            }
-            String what = culprit != null ? "record id '" + culprit + "'"
-                    : "one of " + pending.size() + " records with ids '" + pending.get(0).id() + "' to '"
-                            + pending.get(pending.size() - 1).id() + "' (or an earlier record of the transaction)";
-            return new SQLException("cannot insert " + what + " into table " + table + ": " + message,
-                    cause.getSQLState(), batchFailure);
+            this.rows = new RowWriter(connection, settings, false);
         }
 
         @Override
         public void close() throws SQLException {
             try {
-                insert.close();
+                rows.close();
             } finally {
                 connection.close();
             }

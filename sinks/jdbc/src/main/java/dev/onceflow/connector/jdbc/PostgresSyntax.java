@@ -10,9 +10,6 @@ final class PostgresSyntax {
     static final String UNKNOWN_GID = "42704";
     /** SQLSTATE of PREPARE TRANSACTION with a gid already in use (duplicate_object). */
     static final String DUPLICATE_GID = "42710";
-    /** SQLSTATEs of two writers racing on CREATE TABLE IF NOT EXISTS (unique_violation on pg_type, duplicate_table). */
-    static final String UNIQUE_VIOLATION = "23505";
-    static final String DUPLICATE_TABLE = "42P07";
 
     private PostgresSyntax() {
     }

@@ -31,6 +31,30 @@ class JdbcSinkFactoryTest {
     }
 
     @Test
+    void eachModeMakesItsKindOfSink() {
+        assertThat(factory.createSink(validate(with("mode", "exactly-once")))).isInstanceOf(JdbcSink.class);
+        assertThat(factory.createSink(validate(with("mode", "write-ahead")))).isInstanceOf(JdbcWriteAheadSink.class);
+        assertThat(factory.createSink(validate(with("mode", "idempotent")))).isInstanceOf(JdbcUpsertSink.class);
+    }
+
+    @Test
+    void columnsMustDifferAndCommitterTableMustNotBeTheSinksTable() {
+        Map<String, String> sameColumns = with("key-column", "id");
+        assertThatThrownBy(() -> factory.createSink(validate(sameColumns)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("column names must differ");
+        assertThatThrownBy(() -> factory.createSink(validate(with("committer-table", "events"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("committer table must differ");
+    }
+
+    @Test
+    void passwordInTheUrlIsNotShownEither() {
+        OptionValues values = validate(Map.of("url", "jdbc:postgresql://db/app?user=app&password=secret-456&ssl=true",
+                "table", "events", "mode", "write-ahead"));
+
+        assertThat(factory.createSink(values).toString()).contains("ssl=true").doesNotContain("secret-456");
+    }
+
+    @Test
     void passwordIsNeverShown() {
         OptionValues values = validate(Map.of("url", "jdbc:postgresql://db/app", "table", "events",
                 "user", "app", "password", "secret-123"));
@@ -60,7 +84,12 @@ class JdbcSinkFactoryTest {
         assertThatThrownBy(() -> validate(with("pool-size", "many"))).isInstanceOf(OptionException.class)
                 .hasMessageContaining("option 'pool-size'");
         assertThatThrownBy(() -> validate(with("mode", "at-least-once"))).isInstanceOf(OptionException.class)
-                .hasMessageContaining("unknown option 'mode'");
+                .hasMessage("sink 'jdbc': option 'mode' has value 'at-least-once'; expected one of exactly-once, "
+                        + "write-ahead, idempotent");
+        assertThatThrownBy(() -> validate(with("transaction-timeout", "0s"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'transaction-timeout'");
+        assertThatThrownBy(() -> validate(with("id-column", ""))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'id-column'");
     }
 
     @Test

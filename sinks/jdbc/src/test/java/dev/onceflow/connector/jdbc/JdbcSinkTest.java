@@ -11,11 +11,10 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The two-phase commit rules (2PC-1 to 2PC-8 in docs/spec.md) for the JDBC sink on a real
@@ -28,22 +27,11 @@ class JdbcSinkTest {
     private static final String PASSWORD = "pw-must-not-leak";
     private static final AtomicInteger CASES = new AtomicInteger();
 
-    private static PostgresServer server;
+    @RegisterExtension
+    static final PostgresServer server = new PostgresServer(64);
 
     private String table;
     private String job;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = PostgresServer.start(64);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @BeforeEach
     void freshNames() {
@@ -227,6 +215,57 @@ class JdbcSinkTest {
         }
         assertThat(rows()).isEmpty();
         assertThat(server.preparedGids()).isEmpty();
+    }
+
+    @Test
+    void badRowIsNamedWithTheInsertMethodToo() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = JdbcSink.builder(server.url(), table)
+                .user("postgres").writeMethod(WriteMethod.INSERT).batchSize(3).build()
+                .createWriter(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction open = writer.beginTransaction(1);
+            writer.write(open, event(1));
+            writer.write(open, event(2));
+            writer.write(open, event(3));
+            writer.write(open, new Event("4", "k", "nul \0 byte", 1));
+
+            assertThatThrownBy(() -> writer.preCommit(open)).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("record id '4'");
+        }
+        assertThat(rows()).isEmpty();
+        assertThat(server.preparedGids()).isEmpty();
+    }
+
+    @Test
+    void copyKeepsTabsNewlinesBackslashesAndNonAsciiTextIntact() throws Exception {
+        List<Event> tricky = List.of(new Event("a\tb", "k\ney", "tab\there\nnewline\r\\N back\\slash", 1),
+                new Event("2", "\\N", "ünïcødé ✓ 😀", 2), new Event("3", "k", "", 3));
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            writer.commit(writeAndPreCommit(writer, 1, tricky));
+        }
+        assertThat(server.query("SELECT id, key, count, payload FROM " + PostgresSyntax.identifier(table)
+                + " ORDER BY count")).containsExactlyElementsOf(asRows(tricky));
+    }
+
+    @Test
+    void mappedColumnsAreWrittenAndTheTableIsCreatedWithThem() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = JdbcSink.builder(server.url(), table)
+                .user("postgres").columns(new Columns("Order Id", "customer", "n", "body")).build()
+                .createWriter(context(0, 1, OptionalLong.empty()))) {
+            writer.commit(writeAndPreCommit(writer, 1, events(0, 2)));
+        }
+        assertThat(server.query("SELECT \"Order Id\", customer, n, body FROM " + PostgresSyntax.identifier(table)
+                + " ORDER BY 1")).containsExactlyElementsOf(asRows(events(0, 2)));
+    }
+
+    @Test
+    void tooFewPreparedTransactionsForParallelismAndConcurrentCheckpointsAreRefusedAtStart() {
+        // The server allows 64; 16 writers x (3 concurrent checkpoints + 1) need 64, 17 need 68.
+        SinkContext fits = new SinkContext(job, "sink", 0, 16, 16, OptionalLong.empty(), "a", 3);
+        SinkContext tooMany = new SinkContext(job, "sink", 0, 17, 17, OptionalLong.empty(), "a", 3);
+
+        assertThat(JdbcSinkWriter.requiredPreparedTransactions(fits)).isEqualTo(64);
+        assertThatThrownBy(() -> writer(tooMany)).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("PostgreSQL max_prepared_transactions is 64; set it to at least 68 ");
     }
 
     @Test

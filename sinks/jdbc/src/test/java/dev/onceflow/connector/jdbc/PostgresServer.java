@@ -8,21 +8,37 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A real PostgreSQL server for one test class, listening on localhost only. */
-final class PostgresServer implements AutoCloseable {
+/**
+ * A real PostgreSQL server for one test class, listening on localhost only:
+ * {@code @RegisterExtension static final PostgresServer server = new PostgresServer(64);}
+ */
+final class PostgresServer implements BeforeAllCallback, AfterAllCallback {
 
-    private final EmbeddedPostgres postgres;
+    private final int maxPreparedTransactions;
+    private EmbeddedPostgres postgres;
 
-    private PostgresServer(EmbeddedPostgres postgres) {
-        this.postgres = postgres;
+    /** @param maxPreparedTransactions the server's {@code max_prepared_transactions}; PostgreSQL's default is 0 */
+    PostgresServer(int maxPreparedTransactions) {
+        this.maxPreparedTransactions = maxPreparedTransactions;
     }
 
-    static PostgresServer start(int maxPreparedTransactions) throws Exception {
-        return new PostgresServer(EmbeddedPostgres.builder()
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        postgres = EmbeddedPostgres.builder()
                 .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
                 .setServerConfig("listen_addresses", "localhost")
-                .start());
+                .start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
     }
 
     String url() {
@@ -67,10 +83,5 @@ final class PostgresServer implements AutoCloseable {
                 statement.execute("ROLLBACK PREPARED '" + gid.replace("'", "''") + "'");
             }
         }
-    }
-
-    @Override
-    public void close() throws Exception {
-        postgres.close();
     }
 }

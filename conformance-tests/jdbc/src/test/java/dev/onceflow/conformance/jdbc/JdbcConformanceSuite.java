@@ -1,0 +1,79 @@
+package dev.onceflow.conformance.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.conformance.ConformanceCase;
+import dev.onceflow.conformance.JobProcess;
+import dev.onceflow.conformance.Rule;
+import dev.onceflow.conformance.SinkConformanceSuite;
+import dev.onceflow.conformance.SinkExternalSystem;
+import dev.onceflow.runtime.fault.FaultPoints;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sink suite plus faults on the database's side, for each mode of the JDBC sink: the server
+ * restarted while checkpointed rows wait for their commit, and the sink's session killed in the
+ * middle of a transaction.
+ */
+abstract class JdbcConformanceSuite extends SinkConformanceSuite {
+
+    /** The sink's {@code mode} option. */
+    protected abstract String mode();
+
+    @Override
+    protected final SinkExternalSystem externalSystem() {
+        return new EmbeddedPostgresFixture(mode());
+    }
+
+    private EmbeddedPostgresFixture database() {
+        return (EmbeddedPostgresFixture) system();
+    }
+
+    /**
+     * EO-1 (2PC-3 for exactly-once mode) across a server restart: checkpoint 3 completed and the job stalls before telling the
+     * sinks, so its rows are prepared (exactly-once) or still in the checkpoint (write-ahead) while
+     * PostgreSQL restarts. The job must then commit them, by retrying or by failing over and
+     * recovering, and lose or repeat nothing.
+     */
+    @Test
+    void database_serverRestartBetweenPrepareAndCommit() throws Exception {
+        ConformanceCase c = newCase("database_serverRestartBetweenPrepareAndCommit", true);
+        String stall = FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@3";
+        JobProcess job = c.start("latest", new JobProcess.Faults(null, stall + "=8000"));
+        Awaitility.await("the job stalls after checkpoint 3 completed").atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> Files.readString(c.log()).contains("fault point "
+                        + FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + " reached, stalling"));
+        database().restart();
+        int status = job.await(5);
+        c.countCrash("PostgreSQL restarted at " + stall + " (job exit " + status + ")");
+        c.finish();
+        c.assertExactlyOnce(Rule.EO_1);
+    }
+
+    /**
+     * EO-1 when the database ends the sink's session in the middle of a transaction
+     * ({@code pg_terminate_backend}): the transaction is gone, the job fails over, and the
+     * records are replayed from the last checkpoint.
+     */
+    @Test
+    void database_sinkSessionTerminatedMidTransaction() throws Exception {
+        ConformanceCase c = newCase("database_sinkSessionTerminatedMidTransaction", true);
+        JobProcess job = c.start("latest", JobProcess.Faults.NONE);
+        AtomicInteger terminated = new AtomicInteger();
+        Awaitility.await("a sink session inside a transaction").atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> terminated.addAndGet(database().terminateSinkSessionsInTransaction()) > 0
+                        || !job.isAlive());
+        assertThat(terminated.get()).as("[%s] no sink session was inside a transaction before the job ended; log:%n%s",
+                c.destination().name(), job.tail()).isPositive();
+        int status = job.await(5);
+        c.countCrash("pg_terminate_backend of " + terminated.get() + " sink session(s) (job exit " + status + ")");
+        c.finish();
+        c.assertExactlyOnce(Rule.EO_1);
+    }
+}

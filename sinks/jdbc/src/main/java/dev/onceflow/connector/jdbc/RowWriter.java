@@ -1,0 +1,186 @@
+package dev.onceflow.connector.jdbc;
+
+import dev.onceflow.spi.record.Event;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.BatchUpdateException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/**
+ * Sends rows into the current transaction of one connection, a batch at a time, by COPY, batched
+ * INSERT or batched upsert. Never commits: the caller owns the transaction. Not thread-safe; used
+ * on the writer's task thread only.
+ *
+ * <p>A batch that fails is retried row by row (after rolling the transaction back, which the
+ * failure has aborted anyway) to name the record the database refused.
+ */
+final class RowWriter implements AutoCloseable {
+
+    private final Connection connection;
+    private final JdbcSettings settings;
+    private final boolean upsert;
+    private final String statementSql;
+    private final List<Event> pending = new ArrayList<>();
+    private PreparedStatement statement;
+    private long rows;
+
+    /**
+     * @param connection a connection with auto-commit off, whose transaction the rows join
+     * @param upsert overwrite rows with the same id instead of inserting (INSERT ... ON CONFLICT)
+     */
+    RowWriter(Connection connection, JdbcSettings settings, boolean upsert) {
+        this.connection = connection;
+        this.settings = settings;
+        this.upsert = upsert;
+        this.statementSql = upsert ? settings.columns().upsert(settings.table())
+                : settings.columns().insert(settings.table());
+    }
+
+    /** Buffers one row, sending the batch when it reaches the batch size. */
+    void add(Event record) throws SQLException {
+        pending.add(record);
+        if (pending.size() >= settings.batchSize()) {
+            flush();
+        }
+    }
+
+    /** Sends every buffered row into the transaction. */
+    void flush() throws SQLException {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<Event> batch = upsert ? lastPerId(pending) : pending;
+        try {
+            if (!upsert && settings.writeMethod() == WriteMethod.COPY) {
+                copy(batch);
+            } else {
+                executeBatch(batch);
+            }
+        } catch (SQLException e) {
+            throw badRow(e, batch);
+        }
+        rows += pending.size();
+        pending.clear();
+    }
+
+    /** Rows sent so far (flushed), counting repeated ids of an upsert batch once per record. */
+    long rows() {
+        return rows;
+    }
+
+    boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    private void executeBatch(List<Event> batch) throws SQLException {
+        if (statement == null) {
+            statement = connection.prepareStatement(statementSql);
+        }
+        for (Event record : batch) {
+            bind(statement, record);
+            statement.addBatch();
+        }
+        statement.executeBatch();
+    }
+
+    private void copy(List<Event> batch) throws SQLException {
+        StringBuilder text = new StringBuilder(batch.size() * 48);
+        for (Event record : batch) {
+            appendCopyText(text, record.id()).append('\t');
+            appendCopyText(text, record.key()).append('\t');
+            text.append(record.count()).append('\t');
+            appendCopyText(text, record.payload()).append('\n');
+        }
+        CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
+        try {
+            copy.copyIn(settings.columns().copy(settings.table()),
+                    new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new SQLException("COPY into " + settings.table() + " failed: " + e.getMessage(), "08006", e);
+        }
+    }
+
+    /** COPY's text format: backslash escapes for the delimiter, line ends and the backslash itself. */
+    static StringBuilder appendCopyText(StringBuilder out, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '\t' -> out.append("\\t");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                default -> out.append(c);
+            }
+        }
+        return out;
+    }
+
+    private static void bind(PreparedStatement statement, Event record) throws SQLException {
+        statement.setString(1, record.id());
+        statement.setString(2, record.key());
+        statement.setLong(3, record.count());
+        statement.setString(4, record.payload());
+    }
+
+    /** One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each id's last record. */
+    private static List<Event> lastPerId(List<Event> records) {
+        Map<String, Event> last = new LinkedHashMap<>();
+        for (Event record : records) {
+            last.remove(record.id());
+            last.put(record.id(), record);
+        }
+        return last.size() == records.size() ? records : new ArrayList<>(last.values());
+    }
+
+    /**
+     * Names the record that failed. The transaction is lost anyway (the job fails and replays it),
+     * so it is rolled back and the batch is retried row by row to find the culprit.
+     */
+    private SQLException badRow(SQLException batchFailure, List<Event> batch) {
+        SQLException cause = batchFailure instanceof BatchUpdateException && batchFailure.getNextException() != null
+                ? batchFailure.getNextException() : batchFailure;
+        String culprit = null;
+        String message = cause.getMessage();
+        try {
+            connection.rollback();
+            try (PreparedStatement single = connection.prepareStatement(statementSql)) {
+                for (Event record : batch) {
+                    bind(single, record);
+                    try {
+                        single.executeUpdate();
+                    } catch (SQLException e) {
+                        culprit = record.id();
+                        message = e.getMessage();
+                        break;
+                    }
+                }
+            }
+            connection.rollback();
+        } catch (SQLException e) {
+            batchFailure.addSuppressed(e);
+        }
+        String what = culprit != null ? "record id '" + culprit + "'"
+                : "one of " + batch.size() + " records with ids '" + batch.get(0).id() + "' to '"
+                        + batch.get(batch.size() - 1).id() + "' (or an earlier record of the transaction)";
+        return new SQLException("cannot write " + what + " into table " + settings.table() + ": " + message,
+                cause.getSQLState(), batchFailure);
+    }
+
+    /** Closes the statement; the connection and its transaction stay the caller's. */
+    @Override
+    public void close() throws SQLException {
+        pending.clear();
+        if (statement != null) {
+            statement.close();
+        }
+    }
+}
