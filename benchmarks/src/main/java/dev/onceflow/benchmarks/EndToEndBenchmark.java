@@ -356,7 +356,7 @@ public final class EndToEndBenchmark {
         return n % 2 == 1 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
     }
 
-    private static void deleteRecursively(Path root) throws IOException {
+    static void deleteRecursively(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

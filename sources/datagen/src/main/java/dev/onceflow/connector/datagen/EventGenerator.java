@@ -5,15 +5,16 @@ import dev.onceflow.spi.record.Event;
 /**
  * Computes the event of a sequence number. A pure function of the sequence number and the
  * settings, so that a replay after a restore emits exactly the same records as the first run.
+ * Public for harnesses that must produce the same rows without a job (the benchmarks' baselines).
  *
  * @param keys number of distinct keys, {@code >= 1}
  * @param payloadSize number of payload characters, {@code >= 0}
  */
-record EventGenerator(int keys, int payloadSize) {
+public record EventGenerator(int keys, int payloadSize) {
 
     private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".toCharArray();
 
-    EventGenerator {
+    public EventGenerator {
         if (keys < 1) {
             throw new IllegalArgumentException("keys must be >= 1, was " + keys);
         }
@@ -23,7 +24,7 @@ record EventGenerator(int keys, int payloadSize) {
     }
 
     /** The event of sequence number {@code sequence}. */
-    Event eventAt(long sequence) {
+    public Event eventAt(long sequence) {
         return new Event(Long.toString(sequence), "key-" + (sequence % keys), payload(sequence), 0);
     }
 
