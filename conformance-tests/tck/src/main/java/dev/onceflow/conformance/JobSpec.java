@@ -44,6 +44,14 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
                 interval, value, checkpointDirectory);
     }
 
+    /** This spec with one sink option added or replaced, e.g. a small batch size for a fault test. */
+    public JobSpec withSinkOption(String key, Object value) {
+        Map<String, Object> options = new java.util.LinkedHashMap<>(sinkOptions);
+        options.put(key, value);
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, Map.copyOf(options), rowsPerSecond,
+                mode, interval, timeout, checkpointDirectory);
+    }
+
     public JobSpec withRowsPerSecond(long value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, value, mode, interval,
                 timeout, checkpointDirectory);

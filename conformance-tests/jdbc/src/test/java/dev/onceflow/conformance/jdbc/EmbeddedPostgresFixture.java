@@ -1,6 +1,5 @@
 package dev.onceflow.conformance.jdbc;
 
-import dev.onceflow.conformance.SinkExternalSystem;
 import dev.onceflow.conformance.TestDestination;
 import dev.onceflow.spi.record.Event;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -22,7 +21,7 @@ import java.util.stream.Stream;
  * One embedded PostgreSQL for a whole suite, on a data directory of its own so it can be
  * restarted with its prepared transactions; each case writes into a table of its own.
  */
-final class EmbeddedPostgresFixture implements SinkExternalSystem {
+final class EmbeddedPostgresFixture implements JdbcDatabase {
 
     /** SQLSTATE undefined_table: the job died before any writer created the table. */
     private static final String UNDEFINED_TABLE = "42P01";
@@ -53,14 +52,14 @@ final class EmbeddedPostgresFixture implements SinkExternalSystem {
         return port == 0 ? builder : builder.setPort(port);
     }
 
-    /** Stops the server and starts it again on the same data directory and port. */
-    void restart() throws IOException {
+    @Override
+    public void restart() throws IOException {
         postgres.close();
         postgres = builder().start();
     }
 
-    /** Ends every session of the sink that is inside a transaction; returns how many it ended. */
-    int terminateSinkSessionsInTransaction() throws SQLException {
+    @Override
+    public int terminateSinkSessionsInTransaction() throws SQLException {
         try (Connection connection = connect(); Statement statement = connection.createStatement();
                 ResultSet ended = statement.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                         + "WHERE application_name LIKE 'onceflow%' AND state LIKE 'idle in transaction%'")) {
@@ -72,6 +71,7 @@ final class EmbeddedPostgresFixture implements SinkExternalSystem {
         }
     }
 
+    /** The exactly-once mode on PostgreSQL is the connector's plain report, {@code sink-jdbc}. */
     @Override
     public String variant() {
         return mode.equals("exactly-once") ? "" : mode;

@@ -7,7 +7,7 @@ package dev.onceflow.conformance.jdbc;
 class JdbcIdempotentSinkConformanceTest extends JdbcConformanceSuite {
 
     @Override
-    protected String mode() {
-        return "idempotent";
+    protected JdbcDatabase newDatabase() {
+        return new EmbeddedPostgresFixture("idempotent");
     }
 }

@@ -7,7 +7,7 @@ package dev.onceflow.conformance.jdbc;
 class JdbcSinkConformanceTest extends JdbcConformanceSuite {
 
     @Override
-    protected String mode() {
-        return "exactly-once";
+    protected JdbcDatabase newDatabase() {
+        return new EmbeddedPostgresFixture("exactly-once");
     }
 }

@@ -4,7 +4,7 @@ package dev.onceflow.conformance.jdbc;
 class JdbcWriteAheadSinkConformanceTest extends JdbcConformanceSuite {
 
     @Override
-    protected String mode() {
-        return "write-ahead";
+    protected JdbcDatabase newDatabase() {
+        return new EmbeddedPostgresFixture("write-ahead");
     }
 }

@@ -44,30 +44,13 @@ public record Columns(String id, String key, String count, String payload) {
                 && name.getBytes(StandardCharsets.UTF_8).length <= MAX_IDENTIFIER_BYTES;
     }
 
-    String list() {
-        return q(id) + ", " + q(key) + ", " + q(count) + ", " + q(payload);
+    /** The four column names, quoted, in the order id, key, count, payload. */
+    String list(SqlDialect dialect) {
+        return dialect.quote(id) + ", " + dialect.quote(key) + ", " + dialect.quote(count) + ", "
+                + dialect.quote(payload);
     }
 
-    String createTable(String table) {
-        return "CREATE TABLE IF NOT EXISTS " + q(table) + " (" + q(id) + " text PRIMARY KEY, " + q(key) + " text, "
-                + q(count) + " bigint, " + q(payload) + " text)";
-    }
-
-    String insert(String table) {
-        return "INSERT INTO " + q(table) + " (" + list() + ") VALUES (?, ?, ?, ?)";
-    }
-
-    /** An insert that overwrites the row with the same id: what makes a replay harmless. */
-    String upsert(String table) {
-        return insert(table) + " ON CONFLICT (" + q(id) + ") DO UPDATE SET " + q(key) + " = EXCLUDED." + q(key)
-                + ", " + q(count) + " = EXCLUDED." + q(count) + ", " + q(payload) + " = EXCLUDED." + q(payload);
-    }
-
-    String copy(String table) {
-        return "COPY " + q(table) + " (" + list() + ") FROM STDIN";
-    }
-
-    private static String q(String name) {
-        return PostgresSyntax.identifier(name);
+    String insert(SqlDialect dialect, String table) {
+        return "INSERT INTO " + dialect.quote(table) + " (" + list(dialect) + ") VALUES (?, ?, ?, ?)";
     }
 }

@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,17 +36,16 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
         this.context = context;
         this.pool = pool;
         this.settings = settings;
-        this.table = PostgresSyntax.identifier(settings.committerTable());
+        this.table = settings.dialect().quote(settings.committerTable());
     }
 
     @Override
     public void open() throws SQLException {
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            JdbcSettings.createIfMissing(statement, settings.committerTable(), "CREATE TABLE IF NOT EXISTS " + table + " (job text NOT NULL, "
-                    + "sink text NOT NULL, subtask int NOT NULL, checkpoint_id bigint NOT NULL, "
-                    + "written_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (job, sink, subtask, checkpoint_id))");
-            settings.createTableIfMissing(statement);
+            settings.dialect().createIfMissing(connection, settings.committerTable(),
+                    settings.dialect().createCommitterTable(settings.committerTable()));
+            settings.createTableIfMissing(connection);
             forgetAbandonedCheckpoints(connection);
         }
     }
@@ -100,12 +98,8 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
      */
     static boolean insertMarker(Connection connection, JdbcSettings settings, SinkContext context, int subtaskIndex,
             long checkpointId) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO "
-                + PostgresSyntax.identifier(settings.committerTable()) + " (job, sink, subtask, checkpoint_id) "
-                + "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-            bindMarker(insert, context, subtaskIndex, checkpointId);
-            return insert.executeUpdate() == 1;
-        }
+        return settings.dialect().insertMarker(connection, settings.committerTable(), context.jobName(),
+                context.sinkUid(), subtaskIndex, checkpointId);
     }
 
     private static void bindMarker(PreparedStatement statement, SinkContext context, int subtaskIndex,

@@ -12,18 +12,19 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Exactly-once rows in a PostgreSQL table: one transaction per checkpoint and subtask, prepared
- * ({@code PREPARE TRANSACTION}) at the barrier and committed ({@code COMMIT PREPARED}) when the
- * checkpoint completes. Prepared transactions survive the client's death and server restarts, so
- * a later attempt can finish or discard them by gid alone.
+ * Exactly-once rows in a PostgreSQL or MariaDB table: one transaction per checkpoint and subtask,
+ * prepared at the barrier ({@code PREPARE TRANSACTION}; {@code XA END} + {@code XA PREPARE}) and
+ * committed when the checkpoint completes ({@code COMMIT PREPARED}; {@code XA COMMIT}). Prepared
+ * transactions survive the client's death and server restarts, so a later attempt can finish or
+ * discard them by gid alone.
  *
  * <pre>{@code
  * JdbcSink sink = JdbcSink.builder("jdbc:postgresql://db:5432/app", "events").user("app").password(secret).build();
  * Sink<Event> upserts = JdbcSink.builder(url, "events").build(JdbcMode.IDEMPOTENT);
  * }</pre>
  *
- * <p>The server must allow prepared transactions: {@code max_prepared_transactions} at least
- * parallelism x (max concurrent checkpoints + 1). Writers check it at start. Immutable; holds
+ * <p>A PostgreSQL server must allow prepared transactions: {@code max_prepared_transactions} at
+ * least parallelism x (max concurrent checkpoints + 1). Writers check it at start. Immutable; holds
  * settings only, and never shows the password (not in {@link #toString()}, logs or exception
  * messages). The other modes are {@link JdbcWriteAheadSink} and {@link JdbcUpsertSink}.
  */
@@ -35,13 +36,13 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
         this.settings = settings;
     }
 
-    /** A builder for the database at {@code url} ({@code jdbc:postgresql://...}) and table {@code table}. */
+    /** A builder for the database at {@code url} ({@code jdbc:postgresql://...} or {@code jdbc:mariadb://...}) and table {@code table}. */
     public static Builder builder(String url, String table) {
         return new Builder(url, table);
     }
 
-    static boolean isPostgresUrl(String url) {
-        return url.startsWith("jdbc:postgresql://") && url.length() > "jdbc:postgresql://".length();
+    static boolean isSupportedUrl(String url) {
+        return SqlDialect.forUrl(url).isPresent();
     }
 
     static boolean isValidTableName(String table) {
@@ -89,9 +90,9 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
         private Builder(String url, String table) {
             this.url = Objects.requireNonNull(url, "url");
             this.table = Objects.requireNonNull(table, "table");
-            if (!isPostgresUrl(url)) {
-                throw new IllegalArgumentException("url must be a PostgreSQL JDBC URL (jdbc:postgresql://...); "
-                        + "the JDBC sink supports PostgreSQL only so far");
+            if (!isSupportedUrl(url)) {
+                throw new IllegalArgumentException("url must be a PostgreSQL or MariaDB JDBC URL such as "
+                        + SqlDialect.SUPPORTED_URLS);
             }
             if (!isValidTableName(table)) {
                 throw new IllegalArgumentException("table name must be 1 to " + Columns.MAX_IDENTIFIER_BYTES
@@ -133,7 +134,7 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
             return this;
         }
 
-        /** COPY (default) or batched INSERT for the exactly-once and write-ahead modes; upserts always INSERT. */
+        /** COPY (default; PostgreSQL only, MariaDB always inserts) or batched INSERT; upserts always INSERT. */
         public Builder writeMethod(WriteMethod writeMethod) {
             this.writeMethod = Objects.requireNonNull(writeMethod, "writeMethod");
             return this;
@@ -166,7 +167,7 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
             if (committerTable.equals(table)) {
                 throw new IllegalArgumentException("the committer table must differ from the sink's table " + table);
             }
-            return new JdbcSettings(url, table, user, password, columns, batchSize, poolSize, writeMethod,
+            return new JdbcSettings(SqlDialect.forUrl(url).orElseThrow(), url, table, user, password, columns, batchSize, poolSize, writeMethod,
                     Optional.ofNullable(transactionTimeout), committerTable);
         }
 

@@ -12,8 +12,9 @@ import java.util.List;
 public final class JdbcSinkFactory implements SinkFactory {
 
     public static final Option<String> URL = Option.stringOption("url").required()
-            .validate(JdbcSink::isPostgresUrl, "a PostgreSQL JDBC URL such as jdbc:postgresql://host:5432/database")
-            .description("JDBC URL of the PostgreSQL database.");
+            .validate(JdbcSink::isSupportedUrl, "a JDBC URL such as " + SqlDialect.SUPPORTED_URLS)
+            .description("JDBC URL of the PostgreSQL or MariaDB database (jdbc:mysql:// URLs are served by the "
+                    + "MariaDB driver).");
 
     public static final Option<String> USER = Option.stringOption("user")
             .description("Database user; omit to use the URL's or the driver's default.");
@@ -29,15 +30,16 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     public static final Option<JdbcMode> MODE = Option.enumOption("mode", JdbcMode.class)
             .defaultValue(JdbcMode.EXACTLY_ONCE)
-            .description("exactly-once: a prepared transaction per checkpoint (needs max_prepared_transactions); "
+            .description("exactly-once: a prepared transaction per checkpoint (PostgreSQL: needs "
+                    + "max_prepared_transactions; MariaDB: XA); "
                     + "write-ahead: rows kept in the checkpoint and written with a marker row after it completes, "
                     + "exactly-once without prepared transactions; idempotent: upserts by id, at-least-once "
                     + "delivery with an exactly-once final state.");
 
     public static final Option<WriteMethod> WRITE_METHOD = Option.enumOption("write-method", WriteMethod.class)
             .defaultValue(WriteMethod.COPY)
-            .description("How rows are sent in the exactly-once and write-ahead modes: COPY (fastest) or batched "
-                    + "INSERT. The idempotent mode always uses INSERT ... ON CONFLICT.");
+            .description("How rows are sent in the exactly-once and write-ahead modes on PostgreSQL: COPY (fastest) "
+                    + "or batched INSERT. MariaDB always uses batched INSERT; the idempotent mode always upserts.");
 
     public static final Option<String> ID_COLUMN = column("id");
     public static final Option<String> KEY_COLUMN = column("key");
@@ -75,7 +77,7 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes events as rows of a PostgreSQL table: exactly-once with prepared transactions (default) "
+        return "Writes events as rows of a PostgreSQL or MariaDB table: exactly-once with prepared (XA) transactions (default) "
                 + "or a write-ahead log, or idempotent upserts.";
     }
 

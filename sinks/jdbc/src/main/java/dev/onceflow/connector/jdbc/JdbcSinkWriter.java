@@ -6,10 +6,7 @@ import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,25 +17,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes one PostgreSQL transaction per checkpoint and subtask and commits it in two phases.
+ * Writes one database transaction per checkpoint and subtask and commits it in two phases:
+ * {@code PREPARE TRANSACTION} / {@code COMMIT PREPARED} on PostgreSQL, XA on MariaDB.
  *
- * <p>Why this is exactly-once: rows become visible only by {@code COMMIT PREPARED}, which runs
- * after the checkpoint holding the handle completed; {@code PREPARE TRANSACTION} at the barrier
- * makes them durable and detaches them from the connection, so any later process can commit them
- * by gid; gids are deterministic, so a later attempt finds what a dead one prepared and never knew
- * to checkpoint, and rolls it back ({@link #abortLingering}).
+ * <p>Why this is exactly-once: rows become visible only by the commit, which runs after the
+ * checkpoint holding the handle completed; preparing at the barrier makes them durable and
+ * detaches them from the connection, so any later process can commit them by gid; gids are
+ * deterministic, so a later attempt finds what a dead one prepared and never knew to checkpoint,
+ * and rolls it back ({@link #abortLingering}).
  */
 final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction> {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSinkWriter.class);
 
-    /** PostgreSQL's GIDSIZE is 200 bytes including the terminating NUL. */
-    private static final int MAX_GID_BYTES = 199;
     private static final Pattern GID_SUFFIX = Pattern.compile("(\\d+)-(\\d+)");
 
     private final SinkContext context;
     private final HikariDataSource pool;
     private final JdbcSettings settings;
+    private final SqlDialect dialect;
     /** Transactions written to and not yet prepared, by gid; each holds a connection. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
 
@@ -46,25 +43,15 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         this.context = context;
         this.pool = pool;
         this.settings = settings;
+        this.dialect = settings.dialect();
     }
 
     /** Fails fast when the server cannot prepare enough transactions, then creates the table if missing. */
     void start() throws SQLException {
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-            int maxPrepared;
-            try (ResultSet result = statement.executeQuery("SHOW max_prepared_transactions")) {
-                result.next();
-                maxPrepared = Integer.parseInt(result.getString(1).trim());
-            }
-            int needed = requiredPreparedTransactions(context);
-            if (maxPrepared < needed) {
-                throw new IllegalStateException("PostgreSQL max_prepared_transactions is " + maxPrepared
-                        + "; set it to at least " + needed + " in postgresql.conf and restart the server "
-                        + "(exactly-once mode prepares up to parallelism " + context.parallelism()
-                        + " x (max concurrent checkpoints " + context.maxConcurrentCheckpoints()
-                        + " + 1) transactions), or use mode write-ahead, which needs none");
-            }
-            settings.createTableIfMissing(statement);
+        try (Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(true);
+            dialect.checkPreparedCapacity(connection, context);
+            settings.createTableIfMissing(connection);
         }
     }
 
@@ -77,9 +64,9 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     @Override
     public JdbcTransaction beginTransaction(long checkpointId) {
         String gid = context.transactionId(context.subtaskIndex(), checkpointId);
-        if (gid.getBytes(StandardCharsets.UTF_8).length > MAX_GID_BYTES) {
-            throw new IllegalStateException("transaction id '" + gid + "' is longer than PostgreSQL's "
-                    + MAX_GID_BYTES + " bytes; shorten the job name or the sink uid");
+        if (gid.getBytes(StandardCharsets.UTF_8).length > dialect.maxGidBytes()) {
+            throw new IllegalStateException("transaction id '" + gid + "' is longer than " + dialect.name() + "'s "
+                    + dialect.maxGidBytes() + " bytes; shorten the job name or the sink uid");
         }
         return new JdbcTransaction(gid, 0);
     }
@@ -88,7 +75,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     public void write(JdbcTransaction transaction, Event record) throws SQLException {
         OpenTransaction txn = open.get(transaction.gid());
         if (txn == null) {
-            txn = new OpenTransaction(pool.getConnection());
+            txn = new OpenTransaction(transaction.gid(), pool.getConnection());
             open.put(transaction.gid(), txn);
         }
         txn.rows.add(record);
@@ -101,19 +88,14 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         if (txn == null) {
             return transaction.withRows(0);
         }
-        try (txn) {
+        boolean prepared = false;
+        try {
             txn.rows.flush();
-            try (Statement statement = txn.connection.createStatement()) {
-                statement.execute("PREPARE TRANSACTION " + PostgresSyntax.literal(transaction.gid()));
-            } catch (SQLException e) {
-                if (PostgresSyntax.DUPLICATE_GID.equals(e.getSQLState())) {
-                    throw new IllegalStateException("prepared transaction " + transaction.gid() + " already exists; "
-                            + "abortLingering should have rolled it back: is another job or sink using the same "
-                            + "job name and sink uid on this database?", e);
-                }
-                throw e;
-            }
+            dialect.prepare(txn.connection, transaction.gid());
+            prepared = true;
             return transaction.withRows(txn.rows.rows());
+        } finally {
+            txn.release(prepared);
         }
     }
 
@@ -136,16 +118,12 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         if (transaction.rows() == 0) {
             return;
         }
-        // COMMIT PREPARED cannot run inside a transaction block (25001): use an autocommit connection.
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            statement.execute("COMMIT PREPARED " + PostgresSyntax.literal(transaction.gid()));
-        } catch (SQLException e) {
-            if (!PostgresSyntax.UNKNOWN_GID.equals(e.getSQLState())) {
-                throw e;
+            if (!dialect.commitPrepared(connection, transaction.gid())) {
+                LOG.info("prepared transaction {} ({} rows) is no longer prepared: it was committed before",
+                        transaction.gid(), transaction.rows());
             }
-            LOG.info("prepared transaction {} ({} rows) is no longer prepared: it was committed before",
-                    transaction.gid(), transaction.rows());
         }
     }
 
@@ -153,9 +131,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     public void abort(JdbcTransaction transaction) throws SQLException {
         OpenTransaction txn = open.remove(transaction.gid());
         if (txn != null) {
-            try (txn) {
-                txn.connection.rollback();
-            }
+            txn.release(false);
         }
     }
 
@@ -163,17 +139,10 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     @Override
     public void recoverAndAbort(JdbcTransaction transaction) throws SQLException {
         abort(transaction);
-        try (Connection connection = pool.getConnection();
-                PreparedStatement query = connection.prepareStatement(
-                        "SELECT 1 FROM pg_prepared_xacts WHERE database = current_database() AND gid = ?")) {
+        try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            query.setString(1, transaction.gid());
-            boolean prepared;
-            try (ResultSet result = query.executeQuery()) {
-                prepared = result.next();
-            }
-            if (prepared) {
-                rollbackPrepared(connection, transaction.gid());
+            if (dialect.preparedTransactions(connection, transaction.gid()).contains(transaction.gid())) {
+                dialect.rollbackPrepared(connection, transaction.gid());
             }
         }
     }
@@ -186,22 +155,16 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     @Override
     public void abortLingering() throws SQLException {
         String prefix = context.jobName() + "-" + context.sinkUid() + "-";
-        List<String> lingering = new ArrayList<>();
-        try (Connection connection = pool.getConnection();
-                PreparedStatement query = connection.prepareStatement("SELECT gid FROM pg_prepared_xacts "
-                        + "WHERE database = current_database() AND gid LIKE ? ESCAPE '\\'")) {
+        try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            query.setString(1, PostgresSyntax.startsWithPattern(prefix));
-            try (ResultSet result = query.executeQuery()) {
-                while (result.next()) {
-                    String gid = result.getString(1);
-                    if (isLingering(gid.substring(prefix.length()))) {
-                        lingering.add(gid);
-                    }
+            List<String> lingering = new ArrayList<>();
+            for (String gid : dialect.preparedTransactions(connection, prefix)) {
+                if (isLingering(gid.substring(prefix.length()))) {
+                    lingering.add(gid);
                 }
             }
             for (String gid : lingering) {
-                rollbackPrepared(connection, gid);
+                dialect.rollbackPrepared(connection, gid);
                 LOG.info("rolled back lingering prepared transaction {}", gid);
             }
         }
@@ -209,7 +172,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
 
     /** Whether the gid suffix {@code <subtask>-<checkpointId>} names a transaction this writer must abort. */
     private boolean isLingering(String suffix) {
-        // Another sink whose uid starts with this one's followed by '-' matches the LIKE, but not this pattern.
+        // Another sink whose uid starts with this one's followed by '-' matches the prefix, but not this pattern.
         Matcher matcher = GID_SUFFIX.matcher(suffix);
         if (!matcher.matches()) {
             return false;
@@ -226,23 +189,13 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
                 && (context.restoredCheckpointId().isEmpty() || checkpointId > context.restoredCheckpointId().getAsLong());
     }
 
-    private static void rollbackPrepared(Connection autocommitConnection, String gid) throws SQLException {
-        try (Statement statement = autocommitConnection.createStatement()) {
-            statement.execute("ROLLBACK PREPARED " + PostgresSyntax.literal(gid));
-        } catch (SQLException e) {
-            if (!PostgresSyntax.UNKNOWN_GID.equals(e.getSQLState())) {
-                throw e;
-            }
-        }
-    }
-
-    /** Returns open connections to the pool (the server discards their transactions) and closes the pool. */
+    /** Rolls back open transactions (the runtime replays them) and closes the pool. */
     @Override
     public void close() throws SQLException {
         SQLException failure = null;
         for (OpenTransaction txn : open.values()) {
             try {
-                txn.close();
+                txn.release(false);
             } catch (SQLException e) {
                 if (failure == null) {
                     failure = e;
@@ -259,28 +212,48 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     }
 
     /** One transaction being written: its connection and the rows not sent yet. */
-    private final class OpenTransaction implements AutoCloseable {
+    private final class OpenTransaction {
 
+        final String gid;
         final Connection connection;
         final RowWriter rows;
 
-        OpenTransaction(Connection connection) throws SQLException {
+        OpenTransaction(String gid, Connection connection) throws SQLException {
+            this.gid = gid;
             this.connection = connection;
             try {
-                connection.setAutoCommit(false);
+                dialect.begin(connection, gid);
             } catch (SQLException e) {
-                connection.close();
+                pool.evictConnection(connection);
                 throw e;
             }
-            this.rows = new RowWriter(connection, settings, false);
+            this.rows = new RowWriter(connection, settings, false, () -> dialect.rollbackOpen(connection, gid));
         }
 
-        @Override
-        public void close() throws SQLException {
+        /**
+         * Gives the connection back. An unprepared transaction is rolled back first; a connection
+         * whose state is unknown (a failed rollback) or that the dialect says must not outlive its
+         * prepared transaction is discarded instead of pooled.
+         */
+        void release(boolean prepared) throws SQLException {
+            boolean discard = prepared && dialect.discardConnectionAfterPrepare();
             try {
                 rows.close();
+                if (!prepared) {
+                    dialect.rollbackOpen(connection, gid);
+                }
+            } catch (SQLException e) {
+                discard = true;
+                if (prepared) {
+                    throw e;
+                }
+                LOG.debug("rolling back open transaction {} failed; discarding its connection", gid, e);
             } finally {
-                connection.close();
+                if (discard) {
+                    pool.evictConnection(connection);
+                } else {
+                    connection.close();
+                }
             }
         }
     }

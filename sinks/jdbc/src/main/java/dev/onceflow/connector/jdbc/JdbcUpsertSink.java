@@ -7,7 +7,6 @@ import dev.onceflow.spi.sink.IdempotentWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * Upserts rows by id ({@code INSERT ... ON CONFLICT (id) DO UPDATE}) and commits them at every
@@ -30,9 +29,9 @@ public final class JdbcUpsertSink implements IdempotentSink<Event> {
         HikariDataSource pool = settings.openPool(context, "upsert");
         try {
             Connection connection = pool.getConnection();
-            try (Statement statement = connection.createStatement()) {
+            try {
                 connection.setAutoCommit(true);
-                settings.createTableIfMissing(statement);
+                settings.createTableIfMissing(connection);
                 connection.setAutoCommit(false);
                 return new Writer(pool, connection, new RowWriter(connection, settings, true));
             } catch (SQLException | RuntimeException e) {

@@ -16,33 +16,49 @@ import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 
 /**
- * Sends rows into the current transaction of one connection, a batch at a time, by COPY, batched
- * INSERT or batched upsert. Never commits: the caller owns the transaction. Not thread-safe; used
+ * Sends rows into the current transaction of one connection, a batch at a time, by COPY
+ * (PostgreSQL), batched INSERT or batched upsert. Never commits: the caller owns the transaction. Not thread-safe; used
  * on the writer's task thread only.
  *
- * <p>A batch that fails is retried row by row (after rolling the transaction back, which the
- * failure has aborted anyway) to name the record the database refused.
+ * <p>A batch that fails is retried row by row, in a local transaction rolled back afterwards,
+ * after the caller's transaction was aborted (the failure has doomed it anyway), to name the
+ * record the database refused.
  */
 final class RowWriter implements AutoCloseable {
 
     private final Connection connection;
     private final JdbcSettings settings;
+    private final TransactionAbort abort;
     private final boolean upsert;
     private final String statementSql;
     private final List<Event> pending = new ArrayList<>();
     private PreparedStatement statement;
     private long rows;
 
+    /** Ends the caller's transaction without committing, after a failed batch. */
+    @FunctionalInterface
+    interface TransactionAbort {
+        void abort() throws SQLException;
+    }
+
     /**
-     * @param connection a connection with auto-commit off, whose transaction the rows join
+     * @param connection a connection inside the transaction the rows join
      * @param upsert overwrite rows with the same id instead of inserting (INSERT ... ON CONFLICT)
+     * @param abort how to end that transaction when a batch fails
      */
-    RowWriter(Connection connection, JdbcSettings settings, boolean upsert) {
+    RowWriter(Connection connection, JdbcSettings settings, boolean upsert, TransactionAbort abort) {
         this.connection = connection;
         this.settings = settings;
         this.upsert = upsert;
-        this.statementSql = upsert ? settings.columns().upsert(settings.table())
-                : settings.columns().insert(settings.table());
+        this.abort = abort;
+        SqlDialect dialect = settings.dialect();
+        this.statementSql = upsert ? dialect.upsert(settings.table(), settings.columns())
+                : settings.columns().insert(dialect, settings.table());
+    }
+
+    /** For a connection in a local transaction (auto-commit off). */
+    RowWriter(Connection connection, JdbcSettings settings, boolean upsert) {
+        this(connection, settings, upsert, connection::rollback);
     }
 
     /** Buffers one row, sending the batch when it reaches the batch size. */
@@ -60,7 +76,7 @@ final class RowWriter implements AutoCloseable {
         }
         List<Event> batch = upsert ? lastPerId(pending) : pending;
         try {
-            if (!upsert && settings.writeMethod() == WriteMethod.COPY) {
+            if (!upsert && settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
                 copy(batch);
             } else {
                 executeBatch(batch);
@@ -102,7 +118,8 @@ final class RowWriter implements AutoCloseable {
         }
         CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
         try {
-            copy.copyIn(settings.columns().copy(settings.table()),
+            copy.copyIn("COPY " + settings.dialect().quote(settings.table()) + " ("
+                    + settings.columns().list(settings.dialect()) + ") FROM STDIN",
                     new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)));
         } catch (IOException e) {
             throw new SQLException("COPY into " + settings.table() + " failed: " + e.getMessage(), "08006", e);
@@ -151,7 +168,9 @@ final class RowWriter implements AutoCloseable {
         String culprit = null;
         String message = cause.getMessage();
         try {
-            connection.rollback();
+            abort.abort();
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
             try (PreparedStatement single = connection.prepareStatement(statementSql)) {
                 for (Event record : batch) {
                     bind(single, record);
@@ -163,8 +182,10 @@ final class RowWriter implements AutoCloseable {
                         break;
                     }
                 }
+            } finally {
+                connection.rollback();
+                connection.setAutoCommit(autoCommit);
             }
-            connection.rollback();
         } catch (SQLException e) {
             batchFailure.addSuppressed(e);
         }

@@ -7,6 +7,7 @@ import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,18 @@ class JdbcSinkFactoryTest {
         assertThat(values.get(JdbcSinkFactory.BATCH_SIZE)).isEqualTo(1000);
         assertThat(values.get(JdbcSinkFactory.POOL_SIZE)).isEqualTo(4);
         assertThat(factory.createSink(values)).isInstanceOf(JdbcSink.class);
+    }
+
+    @Test
+    void mariaDbAndMySqlUrlsAreAcceptedAndSelectTheirDialect() {
+        for (String url : List.of("jdbc:mariadb://db:3306/app", "jdbc:mysql://db/app")) {
+            OptionValues values = validate(Map.of("url", url, "table", "events"));
+            assertThat(factory.createSink(values)).isInstanceOf(JdbcSink.class).hasToString(
+                    "JdbcSink[exactly-once, url=" + url + ", table=events, user=null, columns=Columns[id=id, key=key, "
+                            + "count=count, payload=payload], batchSize=1000, poolSize=4, writeMethod=COPY]");
+            assertThat(SqlDialect.forUrl(url)).contains(MariaDbDialect.INSTANCE);
+        }
+        assertThat(SqlDialect.forUrl("jdbc:postgresql://db/app")).contains(PostgresDialect.INSTANCE);
     }
 
     @Test
@@ -72,7 +85,7 @@ class JdbcSinkFactoryTest {
 
     @Test
     void invalidValuesAreRejectedWithWhatIsAccepted() {
-        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:mysql://db/app", "table", "events")))
+        assertThatThrownBy(() -> validate(Map.of("url", "jdbc:oracle:thin:@db:1521/app", "table", "events")))
                 .isInstanceOf(OptionException.class)
                 .hasMessageContaining("option 'url'").hasMessageContaining("jdbc:postgresql://");
         assertThatThrownBy(() -> validate(Map.of("url", "jdbc:postgresql://db/app", "table", "")))
@@ -94,7 +107,7 @@ class JdbcSinkFactoryTest {
 
     @Test
     void builderRejectsWhatTheOptionsReject() {
-        assertThatThrownBy(() -> JdbcSink.builder("jdbc:mysql://db/app", "t"))
+        assertThatThrownBy(() -> JdbcSink.builder("jdbc:oracle:thin:@db:1521/app", "t"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PostgreSQL");
         assertThatThrownBy(() -> JdbcSink.builder("jdbc:postgresql://db/app", "t").batchSize(0))
                 .isInstanceOf(IllegalArgumentException.class);

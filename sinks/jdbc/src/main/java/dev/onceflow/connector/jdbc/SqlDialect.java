@@ -1,0 +1,100 @@
+package dev.onceflow.connector.jdbc;
+
+import dev.onceflow.spi.sink.SinkContext;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What differs between the databases the sink writes to: quoting, DDL, upserts, and how a
+ * transaction is prepared and finished from another connection (PostgreSQL's
+ * {@code PREPARE TRANSACTION} or MariaDB's XA). Stateless; one instance per database kind.
+ */
+sealed interface SqlDialect permits PostgresDialect, MariaDbDialect {
+
+    /** The dialect of a JDBC URL, or empty when no supported database uses it. */
+    static java.util.Optional<SqlDialect> forUrl(String url) {
+        if (PostgresDialect.INSTANCE.accepts(url)) {
+            return java.util.Optional.of(PostgresDialect.INSTANCE);
+        }
+        if (MariaDbDialect.INSTANCE.accepts(url)) {
+            return java.util.Optional.of(MariaDbDialect.INSTANCE);
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** What the URL must look like, for error messages. */
+    String SUPPORTED_URLS = "jdbc:postgresql://host:5432/database or jdbc:mariadb://host:3306/database";
+
+    /** The database's name, for messages. */
+    String name();
+
+    boolean accepts(String url);
+
+    /** One quoted identifier, whatever characters {@code name} has. */
+    String quote(String name);
+
+    /** Driver properties the pool sets (batch rewriting and the like). */
+    Map<String, String> dataSourceProperties();
+
+    /** {@code CREATE TABLE IF NOT EXISTS} for the sink's rows. */
+    String createTable(String table, Columns columns);
+
+    /** {@code CREATE TABLE IF NOT EXISTS} for the write-ahead mode's markers. */
+    String createCommitterTable(String table);
+
+    /** Runs a {@code CREATE ... IF NOT EXISTS} safely while other subtasks may run the same one. */
+    void createIfMissing(Connection connection, String table, String ddl) throws SQLException;
+
+    /** An insert of one row that overwrites the row with the same id. */
+    String upsert(String table, Columns columns);
+
+    /** Whether {@code COPY ... FROM STDIN} is available. */
+    boolean supportsCopy();
+
+    /**
+     * Inserts a write-ahead marker into the connection's current transaction without breaking it
+     * when the marker exists. {@code values}: job, sink uid, subtask, checkpoint id.
+     *
+     * @return whether it was new
+     */
+    boolean insertMarker(Connection connection, String committerTable, String job, String sink, int subtask,
+            long checkpointId) throws SQLException;
+
+    // ---------------------------------------------------------------- two-phase commit
+
+    /** The longest global transaction id the database accepts, in UTF-8 bytes. */
+    int maxGidBytes();
+
+    /** Fails with a one-line message when the server cannot hold the prepared transactions this sink needs. */
+    void checkPreparedCapacity(Connection connection, SinkContext context) throws SQLException;
+
+    /** Starts the transaction {@code gid} on a fresh connection from the pool. */
+    void begin(Connection connection, String gid) throws SQLException;
+
+    /** Prepares it: from now on it survives this connection and the server's restart. */
+    void prepare(Connection connection, String gid) throws SQLException;
+
+    /**
+     * Whether the connection that prepared a transaction must be discarded rather than reused: on
+     * MariaDB another connection cannot commit the transaction while it is open.
+     */
+    boolean discardConnectionAfterPrepare();
+
+    /** Ends the open (not prepared) transaction {@code gid} without committing; errors are the caller's to ignore. */
+    void rollbackOpen(Connection connection, String gid) throws SQLException;
+
+    /**
+     * Commits the prepared transaction {@code gid} from an auto-commit connection.
+     *
+     * @return {@code false} when no prepared transaction has that id (it was committed before)
+     */
+    boolean commitPrepared(Connection connection, String gid) throws SQLException;
+
+    /** Rolls back the prepared transaction {@code gid}, if it exists. */
+    void rollbackPrepared(Connection connection, String gid) throws SQLException;
+
+    /** The ids of prepared transactions in this database that start with {@code prefix}. */
+    List<String> preparedTransactions(Connection connection, String prefix) throws SQLException;
+}
