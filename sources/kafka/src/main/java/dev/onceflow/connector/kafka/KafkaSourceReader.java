@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,7 +128,14 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
     private void advanceToConsumerPositions() {
         for (Map.Entry<TopicPartition, KafkaSplit> entry : splits.entrySet()) {
             KafkaSplit split = entry.getValue();
-            long position = Math.min(consumer.position(entry.getKey()), split.stoppingOffset());
+            long consumerPosition;
+            try {
+                // Zero wait: a position being revalidated (leader change) is simply not used yet.
+                consumerPosition = consumer.position(entry.getKey(), Duration.ZERO);
+            } catch (TimeoutException e) {
+                continue;
+            }
+            long position = Math.min(consumerPosition, split.stoppingOffset());
             if (position > split.offset()) {
                 entry.setValue(split.withOffset(position));
             }
