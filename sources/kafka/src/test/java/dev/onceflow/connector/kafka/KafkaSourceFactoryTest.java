@@ -1,0 +1,160 @@
+package dev.onceflow.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.source.Boundedness;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.apache.kafka.common.IsolationLevel;
+import org.junit.jupiter.api.Test;
+
+/** Discovery by name and option validation, as the CLI does it for a job file; no broker needed. */
+class KafkaSourceFactoryTest {
+
+    private final KafkaSourceFactory factory = new KafkaSourceFactory();
+
+    @Test
+    void isFoundByServiceLoaderUnderItsIdentifier() {
+        assertThat(ServiceLoader.load(SourceFactory.class).stream().map(ServiceLoader.Provider::get)
+                .filter(f -> f.identifier().equals("kafka")).toList())
+                .singleElement().isInstanceOf(KafkaSourceFactory.class);
+    }
+
+    @Test
+    void defaultsAreContinuousReadCommittedFromEarliestWithDiscovery() {
+        KafkaSource source = create(Map.of("topics", "a, b"));
+
+        assertThat(source.boundedness()).isEqualTo(Boundedness.CONTINUOUS_UNBOUNDED);
+        assertThat(source.topics()).containsExactly("a", "b");
+        assertThat(source.startingOffsets()).isEqualTo(StartingOffsets.EARLIEST);
+        assertThat(source.client().isolationLevel()).isEqualTo(IsolationLevel.READ_COMMITTED);
+        assertThat(source.discoveryInterval()).isEqualTo(KafkaSource.DEFAULT_DISCOVERY_INTERVAL);
+        assertThat(source.client().groupId()).isNull();
+    }
+
+    @Test
+    void boundedSourceNeverDiscovers() {
+        KafkaSource source = create(Map.of("topic-pattern", "in-.*", "bounded", "true"));
+
+        assertThat(source.boundedness()).isEqualTo(Boundedness.BOUNDED);
+        assertThat(source.discoveryInterval()).isEqualTo(Duration.ZERO);
+        assertThat(source.topicPattern().pattern()).isEqualTo("in-.*");
+    }
+
+    @Test
+    void enumValuesAreMatchedCaseInsensitively() {
+        KafkaSource source = create(Map.of("topics", "a", "isolation-level", "read_uncommitted",
+                "starting-offsets", "timestamp", "starting-timestamp", "1700000000000"));
+
+        assertThat(source.client().isolationLevel()).isEqualTo(IsolationLevel.READ_UNCOMMITTED);
+        assertThat(source.startingOffsets()).isEqualTo(StartingOffsets.TIMESTAMP);
+        assertThat(source.startingTimestamp()).isEqualTo(1_700_000_000_000L);
+    }
+
+    @Test
+    void settingsThatDoNotFitTogetherAreRefusedInOneLine() {
+        assertRefused(Map.of(), "source 'kafka': set either 'topics' or 'topic-pattern'");
+        assertRefused(Map.of("topics", "a", "topic-pattern", "b"),
+                "source 'kafka': set either 'topics' or 'topic-pattern', not both");
+        assertRefused(Map.of("topics", "a", "starting-offsets", "timestamp"),
+                "source 'kafka': starting-offsets TIMESTAMP needs 'starting-timestamp'");
+        assertRefused(Map.of("topics", "a", "starting-timestamp", "5"),
+                "source 'kafka': 'starting-timestamp' is only used with starting-offsets TIMESTAMP");
+        assertRefused(Map.of("topics", "a", "starting-offsets", "committed"),
+                "source 'kafka': starting-offsets COMMITTED needs 'group-id'");
+        assertRefused(Map.of("topics", "a", "bounded", "true", "discovery-interval", "1s"),
+                "source 'kafka': a bounded source reads the partitions present at its first start; "
+                        + "'discovery-interval' cannot be set with 'bounded'");
+        assertRefused(Map.of("topic-pattern", "("),
+                "source 'kafka': topic-pattern '(' is not a regular expression: Unclosed group");
+    }
+
+    @Test
+    void invalidValuesAreNamed() {
+        assertThatThrownBy(() -> validate(Map.of("topics", "a")))
+                .isInstanceOf(OptionException.class)
+                .hasMessageStartingWith("source 'kafka': missing required option 'bootstrap-servers'");
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a,,b"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("source 'kafka': option 'topics' has value 'a,,b'; expected topic names separated by commas");
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "starting-offsets", "newest"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("source 'kafka': option 'starting-offsets' has value 'newest'; "
+                        + "expected one of EARLIEST, LATEST, TIMESTAMP, COMMITTED");
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "discovery-interval", "-1s"))))
+                .isInstanceOf(OptionException.class).hasMessageContaining("option 'discovery-interval' has value '-1s'");
+    }
+
+    @Test
+    void kafkaSettingsPassThroughAndTyposAreUnknownOptions() {
+        KafkaSource source = create(Map.of("topics", "a", "properties.security.protocol", "SSL",
+                "properties.max.poll.records", "50"));
+
+        assertThat(source.client().consumer()).containsEntry("security.protocol", "SSL")
+                .containsEntry("max.poll.records", "50");
+        assertThat(source.client().admin()).containsEntry("security.protocol", "SSL")
+                .doesNotContainKey("max.poll.records");
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "properties.securty.protocol", "SSL"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessageStartingWith("source 'kafka': unknown option 'properties.securty.protocol'");
+    }
+
+    @Test
+    void settingsTheSourceManagesCannotBePassedThrough() {
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "properties.enable.auto.commit", "true"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessageStartingWith("source 'kafka': unknown option 'properties.enable.auto.commit'");
+        assertThatThrownBy(() -> KafkaSource.builder("b:9092").property("group.id", "g"))
+                .hasMessage("Kafka setting 'group.id' is managed by the source and cannot be passed through; "
+                        + "use the option 'group-id'");
+        assertThatThrownBy(() -> KafkaSource.builder("b:9092").property("auto.offset.reset", "earliest"))
+                .hasMessage("Kafka setting 'auto.offset.reset' is managed by the source and cannot be passed through");
+    }
+
+    @Test
+    void managedSettingsAreWhatTheGuaranteesNeed() {
+        Map<String, Object> consumer = create(Map.of("topics", "a", "group-id", "g")).client().consumer();
+
+        assertThat(consumer).containsEntry("enable.auto.commit", "false").containsEntry("auto.offset.reset", "none")
+                .containsEntry("isolation.level", "read_committed").containsEntry("group.id", "g")
+                .containsEntry("allow.auto.create.topics", "false");
+    }
+
+    @Test
+    void secretValuesAreNeverShown() {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p4ss\";";
+        KafkaSource source = create(Map.of("topics", "a", "properties.sasl.jaas.config", jaas,
+                "properties.ssl.key.password", "k3y", "properties.ssl.keystore.password", "st0re",
+                "properties.sasl.mechanism", "PLAIN"));
+
+        assertThat(source.toString()).doesNotContain("p4ss", "k3y", "st0re")
+                .contains("sasl.jaas.config=[hidden]", "sasl.mechanism=PLAIN");
+        assertThat(factory.options()).filteredOn(o -> o.key().equals("properties.sasl.jaas.config")).singleElement()
+                .satisfies(o -> assertThat(o.description()).endsWith("(never logged)."));
+    }
+
+    private KafkaSource create(Map<String, String> raw) {
+        return (KafkaSource) factory.createSource(validate(withServers(raw)));
+    }
+
+    private void assertRefused(Map<String, String> raw, String message) {
+        OptionValues values = validate(withServers(raw));
+        assertThatThrownBy(() -> factory.createSource(values)).isInstanceOf(OptionException.class).hasMessage(message);
+    }
+
+    private static Map<String, String> withServers(Map<String, String> raw) {
+        Map<String, String> all = new HashMap<>(raw);
+        all.put("bootstrap-servers", "127.0.0.1:9092");
+        return all;
+    }
+
+    private OptionValues validate(Map<String, String> raw) {
+        return OptionValues.validate("source 'kafka'", raw, factory.options());
+    }
+}
