@@ -86,7 +86,7 @@ class KafkaSourceFactoryTest {
         assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "starting-offsets", "newest"))))
                 .isInstanceOf(OptionException.class)
                 .hasMessage("source 'kafka': option 'starting-offsets' has value 'newest'; "
-                        + "expected one of EARLIEST, LATEST, TIMESTAMP, COMMITTED");
+                        + "expected one of earliest, latest, timestamp, committed");
         assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "discovery-interval", "-1s"))))
                 .isInstanceOf(OptionException.class).hasMessageContaining("option 'discovery-interval' has value '-1s'");
     }
