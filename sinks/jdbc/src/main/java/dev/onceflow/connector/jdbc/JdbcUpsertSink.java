@@ -9,8 +9,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Upserts rows by id ({@code INSERT ... ON CONFLICT (id) DO UPDATE}) and commits them at every
- * barrier: at-least-once delivery whose final table state is exactly-once, because a replayed
+ * Upserts rows by id ({@code INSERT ... ON CONFLICT (id) DO UPDATE}), committing each batch and
+ * what is buffered at every barrier: at-least-once delivery whose final table state is exactly-once, because a replayed
  * record rewrites its own row with the same values (IDEM-1, IDEM-2). Needs no prepared
  * transactions. Rows of a checkpoint that later fails stay visible until the replay rewrites
  * them, and a replay may briefly show older counts: readers that need to see only checkpointed
@@ -49,7 +49,11 @@ public final class JdbcUpsertSink implements IdempotentSink<Event> {
         return "JdbcUpsertSink[idempotent, " + settings + "]";
     }
 
-    /** One subtask's writer: a connection whose transaction is committed at each full batch and each barrier. */
+    /**
+     * One subtask's writer: a connection whose transaction is committed at each full batch and each
+     * barrier. Small transactions keep the rows locked briefly; a batch the database rolls back as
+     * a deadlock victim is retried (an upsert is safe to repeat).
+     */
     private static final class Writer implements IdempotentWriter<Event> {
 
         private final HikariDataSource pool;

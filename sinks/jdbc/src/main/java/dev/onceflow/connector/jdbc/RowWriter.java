@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.postgresql.PGConnection;
@@ -30,6 +29,9 @@ final class RowWriter implements AutoCloseable {
     private final JdbcSettings settings;
     private final TransactionAbort abort;
     private final boolean upsert;
+    /** Upsert batches retried after a deadlock before the job fails. */
+    private static final int MAX_UPSERT_ATTEMPTS = 5;
+
     private final String statementSql;
     private final List<Event> pending = new ArrayList<>();
     private PreparedStatement statement;
@@ -43,7 +45,9 @@ final class RowWriter implements AutoCloseable {
 
     /**
      * @param connection a connection inside the transaction the rows join
-     * @param upsert overwrite rows with the same id instead of inserting (INSERT ... ON CONFLICT)
+     * @param upsert overwrite rows with the same id instead of inserting (INSERT ... ON CONFLICT);
+     *     each upsert batch is then committed on its own, in id order, and retried when the database
+     *     rolls it back as a deadlock victim
      * @param abort how to end that transaction when a batch fails
      */
     RowWriter(Connection connection, JdbcSettings settings, boolean upsert, TransactionAbort abort) {
@@ -75,17 +79,52 @@ final class RowWriter implements AutoCloseable {
             return;
         }
         List<Event> batch = upsert ? lastPerId(pending) : pending;
-        try {
-            if (!upsert && settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
-                copy(batch);
-            } else {
-                executeBatch(batch);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                if (!upsert && settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
+                    copy(batch);
+                } else {
+                    executeBatch(batch);
+                }
+                if (upsert) {
+                    connection.commit();
+                }
+                break;
+            } catch (SQLException e) {
+                if (!upsert || attempt >= MAX_UPSERT_ATTEMPTS || !isTransient(e)) {
+                    throw badRow(e, batch);
+                }
+                // Two subtasks' upserts can deadlock on InnoDB's gap locks (measured on MariaDB): the
+                // database rolled this batch's transaction back, and an upsert is safe to repeat.
+                connection.rollback();
+                backOff(attempt);
             }
-        } catch (SQLException e) {
-            throw badRow(e, batch);
         }
         rows += pending.size();
         pending.clear();
+    }
+
+    /** SQLSTATE class 40: the database rolled the transaction back (deadlock, serialization failure). */
+    private static boolean isTransient(SQLException e) {
+        for (SQLException link = e; link != null; link = link.getNextException()) {
+            if (link.getSQLState() != null && link.getSQLState().startsWith("40")) {
+                return true;
+            }
+            if (link.getCause() instanceof SQLException cause && cause.getSQLState() != null
+                    && cause.getSQLState().startsWith("40")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void backOff(int attempt) throws SQLException {
+        try {
+            Thread.sleep(10L << Math.min(attempt, 6));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while retrying a batch after a deadlock", "40001", e);
+        }
     }
 
     /** Rows sent so far (flushed), counting repeated ids of an upsert batch once per record. */
@@ -148,14 +187,16 @@ final class RowWriter implements AutoCloseable {
         statement.setString(4, record.payload());
     }
 
-    /** One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each id's last record. */
+    /**
+     * One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each id's last
+     * record. In id order, so that concurrent writers lock rows in the same order.
+     */
     private static List<Event> lastPerId(List<Event> records) {
-        Map<String, Event> last = new LinkedHashMap<>();
+        Map<String, Event> last = new java.util.TreeMap<>();
         for (Event record : records) {
-            last.remove(record.id());
             last.put(record.id(), record);
         }
-        return last.size() == records.size() ? records : new ArrayList<>(last.values());
+        return new ArrayList<>(last.values());
     }
 
     /**
