@@ -1,5 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
+import static dev.onceflow.connector.jdbc.JdbcTestSupport.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -292,15 +293,6 @@ class JdbcSinkTest {
 
     private SinkContext context(int subtask, int parallelism, OptionalLong restored) {
         return new SinkContext(job, "sink", subtask, parallelism, parallelism, restored, "attempt");
-    }
-
-    private static JdbcTransaction writeAndPreCommit(TransactionalWriter<Event, JdbcTransaction> writer,
-            long checkpointId, List<Event> events) throws Exception {
-        JdbcTransaction open = writer.beginTransaction(checkpointId);
-        for (Event event : events) {
-            writer.write(open, event);
-        }
-        return writer.preCommit(open);
     }
 
     private List<List<String>> rows() throws SQLException {

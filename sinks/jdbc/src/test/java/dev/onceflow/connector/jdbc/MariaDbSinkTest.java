@@ -1,5 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
+import static dev.onceflow.connector.jdbc.JdbcTestSupport.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,10 +12,8 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.WriteAheadWriter;
 import dev.onceflow.testing.mariadb.MariaDbServer;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -174,15 +173,6 @@ class MariaDbSinkTest {
         return new SinkContext(job, "sink", subtask, parallelism, parallelism, restored, "attempt");
     }
 
-    private static JdbcTransaction writeAndPreCommit(TransactionalWriter<Event, JdbcTransaction> writer,
-            long checkpointId, List<Event> events) throws Exception {
-        JdbcTransaction open = writer.beginTransaction(checkpointId);
-        for (Event event : events) {
-            writer.write(open, event);
-        }
-        return writer.preCommit(open);
-    }
-
     private List<String> preparedGids() throws SQLException {
         return query("XA RECOVER").stream().map(row -> row.get(3)).toList();
     }
@@ -199,19 +189,7 @@ class MariaDbSinkTest {
     }
 
     private static List<List<String>> query(String sql) throws SQLException {
-        try (Connection connection = server.connect(); Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery(sql)) {
-            List<List<String>> rows = new ArrayList<>();
-            int columns = result.getMetaData().getColumnCount();
-            while (result.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(result.getString(i));
-                }
-                rows.add(row);
-            }
-            return rows;
-        }
+        return JdbcTestSupport.query(server.connect(), sql);
     }
 
     private static void execute(String sql) throws SQLException {

@@ -3,10 +3,8 @@ package dev.onceflow.connector.jdbc;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -50,19 +48,7 @@ final class PostgresServer implements BeforeAllCallback, AfterAllCallback {
     }
 
     List<List<String>> query(String sql) throws SQLException {
-        try (Connection connection = connect(); Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery(sql)) {
-            List<List<String>> rows = new ArrayList<>();
-            int columns = result.getMetaData().getColumnCount();
-            while (result.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(result.getString(i));
-                }
-                rows.add(row);
-            }
-            return rows;
-        }
+        return JdbcTestSupport.query(connect(), sql);
     }
 
     List<String> preparedGids() throws SQLException {
