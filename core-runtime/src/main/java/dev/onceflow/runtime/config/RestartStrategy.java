@@ -1,6 +1,7 @@
 package dev.onceflow.runtime.config;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * What the runtime does when a task fails inside a running process: restore the latest completed
@@ -14,6 +15,13 @@ public sealed interface RestartStrategy {
 
     /** How long to wait before the next attempt. */
     Duration delay();
+
+    /**
+     * The longest this strategy keeps a job waiting between restarts before it gives up: the
+     * delays of every attempt it allows. Empty when it has no bound (a failure rate allows
+     * restarts forever as long as failures are rare enough).
+     */
+    Optional<Duration> longestRecovery();
 
     static RestartStrategy none() {
         return new None();
@@ -38,6 +46,11 @@ public sealed interface RestartStrategy {
         public Duration delay() {
             return Duration.ZERO;
         }
+
+        @Override
+        public Optional<Duration> longestRecovery() {
+            return Optional.of(Duration.ZERO);
+        }
     }
 
     /** Restart up to {@code attempts} times in total, waiting {@code delay} each time. */
@@ -49,6 +62,11 @@ public sealed interface RestartStrategy {
             }
             used[0]++;
             return true;
+        }
+
+        @Override
+        public Optional<Duration> longestRecovery() {
+            return Optional.of(delay.multipliedBy(attempts));
         }
     }
 
@@ -62,6 +80,11 @@ public sealed interface RestartStrategy {
                 failures.removeFirst();
             }
             return failures.size() <= maxFailures;
+        }
+
+        @Override
+        public Optional<Duration> longestRecovery() {
+            return Optional.empty();
         }
     }
 }

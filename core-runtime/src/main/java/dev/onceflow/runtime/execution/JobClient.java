@@ -100,7 +100,7 @@ public final class JobClient {
                 long first = Math.max(storage.highestId(), restorePoint == null ? 0 : restorePoint.checkpointId()) + 1;
                 String attemptId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
                 JobExecution execution = new JobExecution(jobName, plan, checkpointConfig, commitRetry, storage,
-                        restorePoint, first, attemptId);
+                        restorePoint, first, attemptId, maxCommitWait());
                 // Swapped together, so progress never counts the finished attempt twice.
                 readBefore = carriedRead;
                 writtenBefore = carriedWritten;
@@ -141,6 +141,15 @@ public final class JobClient {
             result.completeExceptionally(t instanceof JobExecutionException ? t
                     : new JobExecutionException("job " + jobName + " failed: " + t, t));
         }
+    }
+
+    /**
+     * What sinks see as {@code SinkContext.maxCommitWait()}: the checkpoint timeout (a
+     * pre-committed transaction waits at most that long for its checkpoint to complete or fail)
+     * plus the restart strategy's delays; empty when restarts are unbounded.
+     */
+    private java.util.Optional<java.time.Duration> maxCommitWait() {
+        return restartStrategy.longestRecovery().map(recovery -> checkpointConfig.timeout().plus(recovery));
     }
 
     public String jobName() {

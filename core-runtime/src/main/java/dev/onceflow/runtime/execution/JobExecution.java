@@ -22,8 +22,10 @@ import dev.onceflow.runtime.task.Task;
 import dev.onceflow.runtime.task.TaskEnvironment;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -55,6 +57,7 @@ final class JobExecution implements TaskEnvironment {
     private final String jobName;
     private final JobPlan plan;
     private final CheckpointConfig checkpointConfig;
+    private final Optional<Duration> maxCommitWait;
     private final CommitRetry commitRetry;
     private final CheckpointStorage storage;
     private final RestoredCheckpoint restored;
@@ -73,8 +76,10 @@ final class JobExecution implements TaskEnvironment {
     private int endedSources;
 
     JobExecution(String jobName, JobPlan plan, CheckpointConfig checkpointConfig, CommitRetry commitRetry,
-            CheckpointStorage storage, RestoredCheckpoint restored, long firstCheckpointId, String attemptId) {
+            CheckpointStorage storage, RestoredCheckpoint restored, long firstCheckpointId, String attemptId,
+            Optional<Duration> maxCommitWait) {
         this.jobName = jobName;
+        this.maxCommitWait = maxCommitWait;
         this.plan = plan;
         this.checkpointConfig = checkpointConfig;
         this.commitRetry = commitRetry;
@@ -189,7 +194,7 @@ final class JobExecution implements TaskEnvironment {
             }
             chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
                     plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(),
-                    checkpointConfig.maxConcurrent(), commitRetry, services),
+                    checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait),
                     output);
         }
         if (task instanceof SourceTask source) {

@@ -2,6 +2,8 @@ package dev.onceflow.runtime.operator;
 
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.config.CommitRetry;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Where an operator instance runs.
@@ -10,11 +12,12 @@ import dev.onceflow.runtime.config.CommitRetry;
  * @param attemptId unique per process attempt (see {@link dev.onceflow.spi.sink.SinkContext#attemptId()})
  * @param maxConcurrentCheckpoints checkpoints the job lets be in flight at once
  * @param taskServices how sources reach the coordinator
+ * @param maxCommitWait see {@link dev.onceflow.spi.sink.SinkContext#maxCommitWait()}
  */
 public record OperatorContext(String jobName, String uid, String name, int subtaskIndex, int parallelism,
         int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode,
         int maxConcurrentCheckpoints, CommitRetry commitRetry,
-        TaskServices taskServices) {
+        TaskServices taskServices, Optional<Duration> maxCommitWait) {
 
     /** Calls from an operator to the rest of the job. */
     public interface TaskServices {

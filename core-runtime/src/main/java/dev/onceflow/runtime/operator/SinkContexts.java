@@ -12,6 +12,6 @@ final class SinkContexts {
     static SinkContext of(OperatorContext context, RestoredState restored) {
         return new SinkContext(context.jobName(), context.uid(), context.subtaskIndex(), context.parallelism(),
                 restored.previousParallelism(), restored.checkpointId(), context.attemptId(),
-                context.maxConcurrentCheckpoints());
+                context.maxConcurrentCheckpoints(), context.maxCommitWait());
     }
 }

@@ -1,5 +1,8 @@
 package dev.onceflow.spi.sink;
 
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -18,9 +21,16 @@ import java.util.OptionalLong;
  * @param maxConcurrentCheckpoints how many checkpoints may be in flight at once; a two-phase
  *     commit writer holds up to this many pre-committed transactions plus the open one, which is
  *     what to size server-side limits by (PostgreSQL's {@code max_prepared_transactions})
+ * @param maxCommitWait how long a pre-committed transaction may have to wait for its commit while
+ *     the job runs and restarts by itself: the checkpoint timeout plus the restart strategy's
+ *     delays. Empty when the runtime cannot bound it (unbounded restarts). A process that dies and
+ *     is resumed by hand can wait longer; nothing bounds that. A sink whose external system
+ *     aborts transactions after a timeout (Kafka's {@code transaction.timeout.ms}) should refuse to
+ *     start, saying what to set, when its timeout is not longer than this.
  */
 public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int parallelism,
-        int restoredParallelism, OptionalLong restoredCheckpointId, String attemptId, int maxConcurrentCheckpoints) {
+        int restoredParallelism, OptionalLong restoredCheckpointId, String attemptId, int maxConcurrentCheckpoints,
+        Optional<Duration> maxCommitWait) {
 
     public SinkContext {
         if (subtaskIndex < 0 || subtaskIndex >= parallelism) {
@@ -30,6 +40,14 @@ public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int 
             throw new IllegalArgumentException("max concurrent checkpoints must be at least 1, was "
                     + maxConcurrentCheckpoints);
         }
+        Objects.requireNonNull(maxCommitWait, "maxCommitWait");
+    }
+
+    /** A context without a known commit wait. */
+    public SinkContext(String jobName, String sinkUid, int subtaskIndex, int parallelism, int restoredParallelism,
+            OptionalLong restoredCheckpointId, String attemptId, int maxConcurrentCheckpoints) {
+        this(jobName, sinkUid, subtaskIndex, parallelism, restoredParallelism, restoredCheckpointId, attemptId,
+                maxConcurrentCheckpoints, Optional.empty());
     }
 
     /** A context for a job that takes one checkpoint at a time (the runtime's default). */

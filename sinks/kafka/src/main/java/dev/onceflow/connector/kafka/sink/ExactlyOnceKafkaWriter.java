@@ -50,6 +50,24 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
         this.context = context;
         this.internals = internals;
         this.prefix = settings.prefix(context);
+        checkTransactionTimeout(settings.producer().transactionTimeout(), context);
+    }
+
+    /**
+     * Refuses a transaction timeout the job's own checkpoint timeout and restarts can outlast: the
+     * broker would abort a pre-committed transaction before the job gets to commit it.
+     */
+    static void checkTransactionTimeout(Duration transactionTimeout, SinkContext context) {
+        context.maxCommitWait().ifPresent(wait -> {
+            if (transactionTimeout.compareTo(wait) <= 0) {
+                throw new IllegalArgumentException("transaction-timeout " + Option.asText(transactionTimeout)
+                        + " is not longer than the longest a pre-committed transaction can wait for its commit in this "
+                        + "job (" + Option.asText(wait) + ": the checkpoint timeout plus the restart strategy's delays),"
+                        + " so the broker could abort it and lose its records: set transaction-timeout above "
+                        + Option.asText(wait) + " (the brokers' transaction.max.timeout.ms must allow it), lower the "
+                        + "checkpoint timeout, or use mode write-ahead");
+            }
+        });
     }
 
     /** A pooled transactional producer and the transaction it holds, if any. */

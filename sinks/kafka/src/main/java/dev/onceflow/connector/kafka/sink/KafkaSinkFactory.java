@@ -36,7 +36,7 @@ public final class KafkaSinkFactory implements SinkFactory {
             .description("EXACTLY_ONCE: a Kafka transaction per checkpoint, committed when it completes; records of a "
                     + "checkpoint are lost, loudly, if the job stays down longer than transaction-timeout. "
                     + "WRITE_AHEAD: records kept in the checkpoint and written after it completes, atomically with a "
-                    + "marker in control-topic; no time limit, one more checkpoint of latency. "
+                    + "marker in control-topic; no time limit, larger checkpoints. "
                     + "AT_LEAST_ONCE: flushed at every checkpoint, duplicates after a crash. NONE: never waited for.");
 
     public static final Option<String> TRANSACTIONAL_ID_PREFIX = Option.stringOption("transactional-id-prefix")

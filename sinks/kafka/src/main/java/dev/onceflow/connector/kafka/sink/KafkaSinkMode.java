@@ -13,7 +13,8 @@ public enum KafkaSinkMode {
     /**
      * Records are kept in the checkpoint and written after it completes, in one short transaction
      * together with a marker in the control topic; no producer internals, no timeout loss. Costs
-     * checkpoint size and one more checkpoint interval of latency.
+     * checkpoint size, and the time to write the records after the checkpoint completes (in
+     * exactly-once mode they are already written then and only committed).
      */
     WRITE_AHEAD,
     /** Idempotent producer, flushed at every barrier: nothing lost, duplicates after a crash. */

@@ -17,6 +17,8 @@ import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -223,6 +225,19 @@ class ExactlyOnceKafkaSinkTest {
                 writer.preCommit(open);
             }).hasMessageContaining("no-such-topic");
         }
+    }
+
+    @Test
+    void aTransactionTimeoutTheJobsCheckpointTimeoutAndRestartsCanOutlastIsRefusedSayingWhatToSet() {
+        SinkContext job = new SinkContext("eo-check", "sink", 0, 1, 1, OptionalLong.empty(), "a", 1,
+                Optional.of(Duration.ofSeconds(90)));
+        assertThatThrownBy(() -> writer(sink("any").transactionTimeout(Duration.ofMinutes(1)), job))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transaction-timeout 1m is not longer than")
+                .hasMessageContaining("set transaction-timeout above 90s");
+        ExactlyOnceKafkaWriter.checkTransactionTimeout(Duration.ofMinutes(2), job);
+        ExactlyOnceKafkaWriter.checkTransactionTimeout(Duration.ofSeconds(1), new SinkContext("eo-check", "sink", 0, 1, 1,
+                OptionalLong.empty(), "a", 1, Optional.empty()));
     }
 
     @Test
