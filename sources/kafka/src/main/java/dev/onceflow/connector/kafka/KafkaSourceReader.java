@@ -225,11 +225,23 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
         noMoreSplits = true;
     }
 
+    /**
+     * Closes the consumer. A cancelled job interrupts the task thread; the consumer would then
+     * log its interrupted close as an error with a stack trace, so the interrupt is set aside
+     * while it closes and restored afterwards.
+     */
     @Override
     public void close() {
         if (consumer != null) {
-            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            consumer = null;
+            boolean interrupted = Thread.interrupted();
+            try {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            } finally {
+                consumer = null;
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 }
