@@ -25,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,22 +87,8 @@ public final class JdbcBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> values = new HashMap<>();
-        for (String name : List.of("rows", "rounds", "configs")) {
-            if (System.getProperty(name) != null) {
-                values.put(name, System.getProperty(name));
-            }
-        }
-        for (String arg : args) {
-            String plain = arg.startsWith("--") ? arg.substring(2) : arg;
-            int eq = plain.indexOf('=');
-            if (eq < 0 || !List.of("rows", "rounds", "configs").contains(plain.substring(0, eq))) {
-                System.err.println("JdbcBenchmark: unknown argument '" + arg
-                        + "'; accepted: rows=<n>, rounds=<n>, configs=<raw,eo,wal,idem>");
-                System.exit(2);
-            }
-            values.put(plain.substring(0, eq), plain.substring(eq + 1));
-        }
+        Map<String, String> values = BenchmarkArgs.parse("JdbcBenchmark", args, List.of("rows", "rounds", "configs"),
+                "rows=<n>, rounds=<n>, configs=<raw,eo,wal,idem>");
         long rows = Long.parseLong(values.getOrDefault("rows", "2000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
         List<Config> configs = new ArrayList<>();
@@ -252,27 +237,21 @@ public final class JdbcBenchmark {
                     return h.toString();
                 }).orElse(""), "median", "ratio");
         out.append(header).append('\n').append("-".repeat(header.length())).append('\n');
-        double baseline = results.containsKey(Config.RAW) ? median(results.get(Config.RAW)) : Double.NaN;
+        double baseline = results.containsKey(Config.RAW) ? BenchmarkArgs.median(results.get(Config.RAW)) : Double.NaN;
         for (Map.Entry<Config, List<Double>> entry : results.entrySet()) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-26s ", entry.getKey().label));
             for (double value : entry.getValue()) {
                 line.append(String.format(Locale.ROOT, " %,12.0f", value));
             }
-            double median = median(entry.getValue());
+            double median = BenchmarkArgs.median(entry.getValue());
             line.append(String.format(Locale.ROOT, " %,13.0f %8.3f", median, median / baseline));
             out.append(line).append('\n');
         }
         if (results.containsKey(Config.RAW) && results.containsKey(Config.EXACTLY_ONCE)) {
-            double ratio = median(results.get(Config.EXACTLY_ONCE)) / baseline;
+            double ratio = BenchmarkArgs.median(results.get(Config.EXACTLY_ONCE)) / baseline;
             out.append(String.format(Locale.ROOT, "%nTarget: exactly-once at 1 s >= %.2f x raw COPY: %s (ratio %.3f)%n",
                     TARGET_RATIO, ratio >= TARGET_RATIO ? "MET" : "NOT MET", ratio));
         }
         return out.toString();
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
