@@ -1,13 +1,10 @@
 package dev.onceflow.connector.kafka;
 
+import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -36,10 +33,6 @@ final class KafkaClientProperties {
             ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
             ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
             ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
-
-    /** Keys whose values are never logged: passwords, keys, JAAS configurations, tokens. */
-    private static final Pattern SECRET = Pattern.compile("password|secret|jaas|token|credential|ssl\\.key|keystore\\.key"
-            + "|truststore\\.certificates|keystore\\.certificate");
 
     private final String bootstrapServers;
     private final String groupId;
@@ -87,11 +80,6 @@ final class KafkaClientProperties {
         return keys;
     }
 
-    /** Whether the value of {@code key} must never be logged or echoed. */
-    static boolean isSecret(String key) {
-        return SECRET.matcher(key.toLowerCase(Locale.ROOT)).find();
-    }
-
     String bootstrapServers() {
         return bootstrapServers;
     }
@@ -125,22 +113,13 @@ final class KafkaClientProperties {
 
     /** Settings of the enumerator's admin client: the pass-through keys the admin client knows (security, timeouts). */
     Map<String, Object> admin() {
-        Map<String, Object> props = new HashMap<>();
-        passThrough.forEach((key, value) -> {
-            if (AdminClientConfig.configNames().contains(key)) {
-                props.put(key, value);
-            }
-        });
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        return props;
+        return PassThroughSettings.admin(passThrough, bootstrapServers);
     }
 
     /** The settings for logs, secret values replaced by {@code [hidden]}. */
     @Override
     public String toString() {
-        Map<String, String> shown = new TreeMap<>();
-        passThrough.forEach((key, value) -> shown.put(key, isSecret(key) ? "[hidden]" : value));
         return "bootstrap.servers=" + bootstrapServers + ", group.id=" + groupId + ", isolation.level="
-                + isolationLevel + ", properties=" + shown;
+                + isolationLevel + ", properties=" + PassThroughSettings.shown(passThrough);
     }
 }

@@ -1,5 +1,6 @@
 package dev.onceflow.connector.kafka;
 
+import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
@@ -23,7 +24,7 @@ import org.apache.kafka.common.IsolationLevel;
 public final class KafkaSourceFactory implements SourceFactory {
 
     /** Prefix of the options passed to the Kafka clients as they are. */
-    public static final String PROPERTIES_PREFIX = "properties.";
+    public static final String PROPERTIES_PREFIX = PassThroughSettings.PREFIX;
 
     public static final Option<String> BOOTSTRAP_SERVERS = Option.stringOption("bootstrap-servers").required()
             .validate(s -> !s.isBlank(), "host:port[,host:port...]")
@@ -72,11 +73,8 @@ public final class KafkaSourceFactory implements SourceFactory {
                     + "only, never used to restore); read by starting-offsets COMMITTED.");
 
     /** One option per Kafka consumer setting that may be passed through. */
-    static final List<Option<String>> PROPERTIES = KafkaClientProperties.passThroughKeys().stream()
-            .map(key -> Option.stringOption(PROPERTIES_PREFIX + key)
-                    .description("Kafka consumer setting '" + key + "', passed to the source's clients as is"
-                            + (KafkaClientProperties.isSecret(key) ? " (never logged)." : ".")))
-            .toList();
+    static final List<Option<String>> PROPERTIES = PassThroughSettings.options(KafkaClientProperties.passThroughKeys(),
+            "consumer", "source");
 
     @Override
     public String identifier() {

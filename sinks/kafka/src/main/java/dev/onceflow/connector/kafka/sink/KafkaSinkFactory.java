@@ -1,5 +1,6 @@
 package dev.onceflow.connector.kafka.sink;
 
+import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
@@ -21,7 +22,7 @@ import java.util.List;
 public final class KafkaSinkFactory implements SinkFactory {
 
     /** Prefix of the options passed to the Kafka producer as they are. */
-    public static final String PROPERTIES_PREFIX = "properties.";
+    public static final String PROPERTIES_PREFIX = PassThroughSettings.PREFIX;
 
     public static final Option<String> BOOTSTRAP_SERVERS = Option.stringOption("bootstrap-servers").required()
             .validate(s -> !s.isBlank(), "host:port[,host:port...]")
@@ -71,12 +72,9 @@ public final class KafkaSinkFactory implements SinkFactory {
      * unknown option.
      */
     static final List<Option<String>> PROPERTIES = java.util.stream.Stream.concat(
-                    ProducerSettings.passThroughKeys().stream()
-                            .map(key -> Option.stringOption(PROPERTIES_PREFIX + key)
-                                    .description("Kafka producer setting '" + key + "', passed to the sink's clients "
-                                            + "as is" + (ProducerSettings.isSecret(key) ? " (never logged)." : "."))),
+                    PassThroughSettings.options(ProducerSettings.passThroughKeys(), "producer", "sink").stream(),
                     new java.util.TreeSet<>(ProducerSettings.MANAGED).stream()
-                            .map(key -> Option.stringOption(PROPERTIES_PREFIX + key)
+                            .map(key -> Option.stringOption(PassThroughSettings.PREFIX + key)
                                     .description("Refused: the sink manages '" + key + "' itself.")))
             .toList();
 

@@ -1,15 +1,13 @@
 package dev.onceflow.connector.kafka.sink;
 
+import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import dev.onceflow.spi.factory.Option;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -38,10 +36,6 @@ final class ProducerSettings {
             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
             "transaction.two.phase.commit.enable");
-
-    /** Keys whose values are never logged: passwords, keys, JAAS configurations, tokens. */
-    private static final Pattern SECRET = Pattern.compile("password|secret|jaas|token|credential|ssl\\.key|keystore\\.key"
-            + "|truststore\\.certificates|keystore\\.certificate");
 
     private final String bootstrapServers;
     private final Duration transactionTimeout;
@@ -76,11 +70,6 @@ final class ProducerSettings {
         Set<String> keys = new TreeSet<>(ProducerConfig.configNames());
         keys.removeAll(MANAGED);
         return keys;
-    }
-
-    /** Whether the value of {@code key} must never be logged or echoed. */
-    static boolean isSecret(String key) {
-        return SECRET.matcher(key.toLowerCase(Locale.ROOT)).find();
     }
 
     String bootstrapServers() {
@@ -134,14 +123,7 @@ final class ProducerSettings {
 
     /** An admin client's settings: the pass-through keys an admin client knows (security, timeouts). */
     Map<String, Object> admin() {
-        Map<String, Object> props = new HashMap<>();
-        passThrough.forEach((key, value) -> {
-            if (AdminClientConfig.configNames().contains(key)) {
-                props.put(key, value);
-            }
-        });
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        return props;
+        return PassThroughSettings.admin(passThrough, bootstrapServers);
     }
 
     /** A {@code read_committed} consumer without a group, for reading the control topic. */
@@ -164,9 +146,7 @@ final class ProducerSettings {
     /** The settings for logs, secret values replaced by {@code [hidden]}. */
     @Override
     public String toString() {
-        Map<String, String> shown = new TreeMap<>();
-        passThrough.forEach((key, value) -> shown.put(key, isSecret(key) ? "[hidden]" : value));
         return "bootstrap.servers=" + bootstrapServers + ", transaction.timeout.ms=" + transactionTimeout.toMillis()
-                + ", properties=" + shown;
+                + ", properties=" + PassThroughSettings.shown(passThrough);
     }
 }
