@@ -188,7 +188,7 @@ final class KafkaSinkFixture implements SinkExternalSystem {
         List<String> left = new ArrayList<>();
         transactions(destination).forEach((id, state) -> {
             if (!FINISHED.contains(state)) {
-                left.add("transaction " + id + " " + state);
+                left.add("transaction " + id + " " + state.name());
             }
         });
         left.addAll(stuckPartitions(destination.name()));
