@@ -187,7 +187,7 @@ public final class Option<T> {
     }
 
     /** A value as a job file would spell it: enum constants in lower case with {@code -}, durations with a unit. */
-    static String asText(Object value) {
+    public static String asText(Object value) {
         if (value instanceof Enum<?> constant) {
             return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
         }

@@ -1,0 +1,155 @@
+package dev.onceflow.connector.kafka.sink;
+
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.sink.CheckpointCommitter;
+import dev.onceflow.spi.sink.SinkContext;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Knows which segments the write-ahead mode wrote, from the markers in the control topic (WAL-2).
+ *
+ * <p>{@link #open()} reads them once: it first aborts the lingering transactions of the subtasks
+ * this one owns, then reads every partition of the control topic as a {@code read_committed}
+ * reader up to the high watermark it saw when it started, waiting for transactions still in
+ * flight to end, so a marker committed by an earlier attempt is never missed. After that the
+ * writer's own transactions add markers, and {@link #commitCheckpoint} only records them in memory:
+ * the marker was committed together with the records.
+ */
+final class ControlTopicCommitter implements CheckpointCommitter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControlTopicCommitter.class);
+    private static final long ADMIN_TIMEOUT_SECONDS = 60;
+    private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(10);
+
+    private final KafkaSinkSettings settings;
+    private final SinkContext context;
+    private final String prefix;
+    private final String controlTopic;
+    /** Highest checkpoint id written, per (former) subtask. */
+    private final Map<Integer, Long> written = new HashMap<>();
+
+    ControlTopicCommitter(KafkaSinkSettings settings, SinkContext context) {
+        this.settings = settings;
+        this.context = context;
+        this.prefix = settings.prefix(context);
+        this.controlTopic = settings.controlTopic(context);
+    }
+
+    @Override
+    public void open() throws Exception {
+        try (Admin admin = Admin.create(settings.producer().admin())) {
+            List<TopicPartition> partitions = controlPartitions(admin);
+            TransactionalIds.abortOpen(admin, prefix, context::ownsFormerSubtask);
+            Map<TopicPartition, Long> ends = admin.listOffsets(
+                            partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest())),
+                            new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+                    .all().get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS).entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+            readMarkers(ends);
+        }
+        LOG.info("Subtask {} found the write-ahead markers {} in {}", context.subtaskIndex(), written,
+                controlTopic);
+    }
+
+    /** The control topic's partitions, creating it (compacted, one partition) if it does not exist. */
+    private List<TopicPartition> controlPartitions(Admin admin) throws Exception {
+        String topic = controlTopic;
+        try {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())
+                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
+                    .all().get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            LOG.info("Created the control topic {}", topic);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("cannot create the control topic " + topic + " (create it yourself, "
+                        + "compacted, or give the sink's principal the right to): " + e.getCause(), e.getCause());
+            }
+        }
+        TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                .get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS).get(topic);
+        return description.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+    }
+
+    private void readMarkers(Map<TopicPartition, Long> ends) {
+        Duration patience = settings.producer().transactionTimeout().plusMinutes(1);
+        long deadline = System.nanoTime() + patience.toNanos();
+        long nextReport = System.nanoTime() + PROGRESS_INTERVAL.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.producer().committedReader())) {
+            consumer.assign(ends.keySet());
+            consumer.seekToBeginning(ends.keySet());
+            while (!caughtUp(consumer, ends)) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                    OptionalInt subtask = ControlMarkers.subtaskOf(prefix, record.key());
+                    if (subtask.isPresent()) {
+                        long id = ControlMarkers.checkpointId(record.value(),
+                                record.topic() + "-" + record.partition() + "@" + record.offset());
+                        written.merge(subtask.getAsInt(), id, Math::max);
+                    }
+                }
+                long now = System.nanoTime();
+                if (now > deadline) {
+                    throw new IllegalStateException("the control topic " + controlTopic + " did not become "
+                            + "readable up to " + ends + " within " + Option.asText(patience) + ": a transaction on it stays open; "
+                            + "find it with 'kafka-transactions.sh list'");
+                }
+                if (now > nextReport) {
+                    nextReport = now + PROGRESS_INTERVAL.toNanos();
+                    LOG.info("Waiting for open transactions on the control topic {} to end (read up to {} of {})",
+                            controlTopic, positions(consumer, ends), ends);
+                }
+            }
+        }
+    }
+
+    private static boolean caughtUp(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> ends) {
+        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            if (consumer.position(end.getKey()) < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Map<TopicPartition, Long> positions(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, Long> positions = new HashMap<>();
+        ends.keySet().forEach(p -> positions.put(p, consumer.position(p)));
+        return positions;
+    }
+
+    @Override
+    public boolean isCheckpointCommitted(int subtaskIndex, long checkpointId) {
+        return checkpointId <= written.getOrDefault(subtaskIndex, -1L);
+    }
+
+    /** The marker was committed with the records; this only remembers it. */
+    @Override
+    public void commitCheckpoint(int subtaskIndex, long checkpointId) {
+        written.merge(subtaskIndex, checkpointId, Math::max);
+    }
+
+    @Override
+    public void close() {
+        written.clear();
+    }
+}

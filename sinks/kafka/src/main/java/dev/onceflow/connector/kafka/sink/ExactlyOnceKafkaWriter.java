@@ -1,0 +1,250 @@
+package dev.onceflow.connector.kafka.sink;
+
+import dev.onceflow.connector.kafka.sink.ProducerInternals.ProducerIdAndEpoch;
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionalWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One subtask of the exactly-once Kafka sink.
+ *
+ * <p><b>Transactions.</b> A small pool of transactional producers, {@code <prefix>-<subtask>-<slot>};
+ * a slot is busy from {@link #beginTransaction} until its transaction is committed or aborted, so
+ * with one checkpoint in flight two slots suffice (one pre-committed, one open). The pool grows
+ * only when more checkpoints are pending than that (declined checkpoints leave their transactions
+ * pending until a later one completes), with a warning.
+ *
+ * <p><b>Crash recovery.</b> A handle records the transactional id, producer id and epoch, and
+ * where its first record was written. Another process commits it by resuming the transaction
+ * ({@link ProducerInternals}). When the broker refuses, what a {@code read_committed} reader sees
+ * at that record decides ({@link TransactionProbe}): visible means committed before (a second
+ * commit after a crash between commit and the next checkpoint, rule 2PC-4) and is success;
+ * skipped means the broker aborted it, which it does when the transaction outlives
+ * {@code transaction.timeout.ms}: its records are gone, and the writer fails the job with a message
+ * that says so (2PC-5), never success. The writer requires transaction protocol 2 (brokers 4.0 and
+ * later, the default for new clusters), the protocol resuming was checked against.
+ */
+final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTransaction> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceKafkaWriter.class);
+
+    private final KafkaSinkSettings settings;
+    private final SinkContext context;
+    private final ProducerInternals internals;
+    private final String prefix;
+    private final List<Slot> slots = new ArrayList<>();
+    private Admin admin;
+
+    ExactlyOnceKafkaWriter(KafkaSinkSettings settings, SinkContext context, ProducerInternals internals) {
+        this.settings = settings;
+        this.context = context;
+        this.internals = internals;
+        this.prefix = settings.prefix(context);
+    }
+
+    /** A pooled transactional producer and the transaction it holds, if any. */
+    private static final class Slot {
+        final String transactionalId;
+        final KafkaProducer<byte[], byte[]> producer;
+        final SendErrors errors = new SendErrors();
+        KafkaTransaction transaction;
+        long sent;
+
+        Slot(String transactionalId, KafkaProducer<byte[], byte[]> producer) {
+            this.transactionalId = transactionalId;
+            this.producer = producer;
+        }
+    }
+
+    @Override
+    public KafkaTransaction beginTransaction(long checkpointId) {
+        Slot slot = slots.stream().filter(s -> s.transaction == null).findFirst().orElseGet(this::newSlot);
+        slot.producer.beginTransaction();
+        slot.sent = 0;
+        slot.errors.reset();
+        slot.transaction = KafkaTransaction.open(slot.transactionalId, checkpointId);
+        return slot.transaction;
+    }
+
+    private Slot newSlot() {
+        int index = slots.size();
+        if (index >= context.maxOpenTransactionsPerWriter()) {
+            LOG.warn("{} checkpoints' transactions are pending in subtask {}: growing its pool of transactional ids "
+                    + "to {}", index, context.subtaskIndex(), index + 1);
+        }
+        String id = TransactionalIds.of(prefix, context.subtaskIndex(), index);
+        KafkaProducer<byte[], byte[]> producer = settings.producer().openTransactional(id);
+        if (!internals.usesTransactionV2(producer)) {
+            producer.close(Duration.ZERO);
+            throw new IllegalStateException("the Kafka sink's exactly-once mode needs transaction protocol 2 "
+                    + "(brokers 4.0 or later with the feature transaction.version=2; upgrade it with "
+                    + "'kafka-features.sh upgrade --feature transaction.version=2'), or use mode write-ahead");
+        }
+        Slot slot = new Slot(id, producer);
+        slots.add(slot);
+        return slot;
+    }
+
+    @Override
+    public void write(KafkaTransaction transaction, Event record) {
+        Slot slot = holding(transaction);
+        slot.errors.check(settings.records().topic());
+        slot.producer.send(settings.records().toRecord(record), slot.errors);
+        slot.sent++;
+    }
+
+    @Override
+    public KafkaTransaction preCommit(KafkaTransaction transaction) {
+        Slot slot = holding(transaction);
+        slot.producer.flush();
+        slot.errors.check(settings.records().topic());
+        ProducerIdAndEpoch current = internals.producerIdAndEpoch(slot.producer);
+        slot.transaction = transaction.preCommitted(current.producerId(), current.epoch(), slot.sent,
+                slot.sent == 0 ? null : slot.errors.firstWritten());
+        return slot.transaction;
+    }
+
+    @Override
+    public void commit(KafkaTransaction transaction) throws Exception {
+        Slot slot = find(transaction);
+        if (slot == null) {
+            recoverAndCommit(transaction);
+            return;
+        }
+        try {
+            slot.producer.commitTransaction();
+        } catch (RetriableException e) {
+            throw e; // the producer may retry commitTransaction(); the runtime does
+        } catch (KafkaException e) {
+            // The producer is unusable now; the broker's state says whether the commit happened.
+            discard(slot);
+            LOG.warn("Committing {} failed ({}); checking its state on the broker", transaction.describe(), e.toString());
+            requireCommitted(transaction, e);
+            return;
+        }
+        slot.transaction = null;
+    }
+
+    @Override
+    public void abort(KafkaTransaction transaction) {
+        Slot slot = find(transaction);
+        if (slot == null) {
+            return;
+        }
+        try {
+            slot.producer.abortTransaction();
+            slot.transaction = null;
+        } catch (KafkaException e) {
+            // abortLingering of the next attempt, or the id's next initTransactions, aborts it.
+            LOG.warn("Aborting {} failed: {}", transaction.describe(), e.toString());
+            discard(slot);
+        }
+    }
+
+    @Override
+    public void recoverAndCommit(KafkaTransaction transaction) throws Exception {
+        if (transaction.records() == 0) {
+            return; // nothing was sent, so the broker never heard of this transaction
+        }
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                settings.producer().transactionalProducer(transaction.transactionalId()))) {
+            try {
+                producer.partitionsFor(settings.records().topic()); // connects, learning the broker's features
+                internals.resume(producer, transaction);
+                producer.commitTransaction();
+                LOG.info("Committed {} of an earlier attempt", transaction.describe());
+            } catch (KafkaException e) {
+                requireCommitted(transaction, e);
+            } finally {
+                producer.close(Duration.ZERO); // never the graceful close: it would abort the transaction
+            }
+        }
+    }
+
+    /**
+     * Returns if {@code transaction} committed, by what a {@code read_committed} reader sees of
+     * it; throws otherwise, saying whether its records are lost or its outcome is unknown.
+     */
+    private void requireCommitted(KafkaTransaction transaction, KafkaException commitError) {
+        TransactionProbe.Outcome outcome = TransactionProbe.outcome(settings.producer().committedReader(),
+                transaction.probe());
+        switch (outcome) {
+            case COMMITTED -> LOG.info("{} was committed before", transaction.describe());
+            case OPEN -> throw new IllegalStateException("cannot commit " + transaction.describe() + " yet: "
+                    + commitError + "; it is still open on the broker, so a retry can commit it", commitError);
+            case ABORTED -> throw new IllegalStateException("LOST: " + transaction.describe() + " was aborted by the "
+                    + "broker, most likely because the job was down longer than the transaction timeout ("
+                    + Option.asText(settings.producer().transactionTimeout()) + "). Its records are gone from Kafka and will not be "
+                    + "replayed. Raise transaction-timeout (up to the brokers' transaction.max.timeout.ms), or use "
+                    + "mode write-ahead, which has no such limit.", commitError);
+            case UNKNOWN -> throw new IllegalStateException("cannot tell whether " + transaction.describe()
+                    + " was committed: its record at " + transaction.probe() + " cannot be read (" + commitError
+                    + ")", commitError);
+        }
+    }
+
+    @Override
+    public void recoverAndAbort(KafkaTransaction transaction) {
+        // Its id is fenced by abortLingering(), which runs next: that aborts it on the broker.
+        LOG.debug("{} will be aborted with the lingering transactions", transaction.describe());
+    }
+
+    @Override
+    public void abortLingering() throws Exception {
+        TransactionalIds.abortOpen(admin(), prefix, context::ownsFormerSubtask);
+    }
+
+    @Override
+    public void close() {
+        for (Slot slot : slots) {
+            // Duration.ZERO: a graceful close aborts the open transaction, and must not touch a
+            // pre-committed one, which a later attempt may still commit.
+            slot.producer.close(Duration.ZERO);
+        }
+        slots.clear();
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+            admin = null;
+        }
+    }
+
+    private Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(settings.producer().admin());
+        }
+        return admin;
+    }
+
+    private Slot holding(KafkaTransaction transaction) {
+        Slot slot = find(transaction);
+        if (slot == null) {
+            throw new IllegalStateException(transaction.describe() + " is not open in this writer");
+        }
+        return slot;
+    }
+
+    private Slot find(KafkaTransaction transaction) {
+        for (Slot slot : slots) {
+            if (slot.transactionalId.equals(transaction.transactionalId()) && slot.transaction != null
+                    && slot.transaction.checkpointId() == transaction.checkpointId()) {
+                return slot;
+            }
+        }
+        return null;
+    }
+
+    private void discard(Slot slot) {
+        slot.producer.close(Duration.ZERO);
+        slots.remove(slot);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.onceflow.connector.kafka.sink;
+
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.Sink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Makes the Kafka sink usable from job files as {@code kafka}.
+ *
+ * <p>Kafka producer settings are passed through as {@code properties.<producer setting>} (for
+ * example {@code properties.compression.type: lz4}, {@code properties.partitioner.class}); one
+ * option is declared per producer setting the sink does not manage, so a misspelt setting is
+ * refused before anything runs.
+ */
+public final class KafkaSinkFactory implements SinkFactory {
+
+    /** Prefix of the options passed to the Kafka producer as they are. */
+    public static final String PROPERTIES_PREFIX = "properties.";
+
+    public static final Option<String> BOOTSTRAP_SERVERS = Option.stringOption("bootstrap-servers").required()
+            .validate(s -> !s.isBlank(), "host:port[,host:port...]")
+            .description("Kafka brokers to connect to first, host:port[,host:port...].");
+
+    public static final Option<String> TOPIC = Option.stringOption("topic").required()
+            .validate(s -> !s.isBlank(), "a topic name")
+            .description("Topic the records are written to; it must exist.");
+
+    public static final Option<KafkaSinkMode> MODE = Option.enumOption("mode", KafkaSinkMode.class)
+            .defaultValue(KafkaSinkMode.EXACTLY_ONCE)
+            .description("EXACTLY_ONCE: a Kafka transaction per checkpoint, committed when it completes; records of a "
+                    + "checkpoint are lost, loudly, if the job stays down longer than transaction-timeout. "
+                    + "WRITE_AHEAD: records kept in the checkpoint and written after it completes, atomically with a "
+                    + "marker in control-topic; no time limit, one more checkpoint of latency. "
+                    + "AT_LEAST_ONCE: flushed at every checkpoint, duplicates after a crash. NONE: never waited for.");
+
+    public static final Option<String> TRANSACTIONAL_ID_PREFIX = Option.stringOption("transactional-id-prefix")
+            .validate(s -> !s.isBlank() && s.chars().noneMatch(Character::isWhitespace), "a name without spaces")
+            .description("Prefix of the sink's transactional ids (<prefix>-<subtask>-<n>) and marker keys; must be "
+                    + "unique among the sinks writing to one cluster. Default <job>-<sink uid>.");
+
+    public static final Option<Duration> TRANSACTION_TIMEOUT = Option.durationOption("transaction-timeout")
+            .defaultValue(KafkaSink.DEFAULT_TRANSACTION_TIMEOUT)
+            .validate(d -> d.compareTo(Duration.ofSeconds(1)) >= 0 && d.toMillis() <= Integer.MAX_VALUE,
+                    "a duration of at least 1s, at most the brokers' transaction.max.timeout.ms")
+            .description("Kafka's transaction.timeout.ms. EXACTLY_ONCE: the longest a checkpoint's transaction may "
+                    + "wait for its commit, including while the job is down; longer and the broker aborts it. "
+                    + "Must not exceed the brokers' transaction.max.timeout.ms (default 15m).");
+
+    public static final Option<String> CONTROL_TOPIC = Option.stringOption("control-topic")
+            .validate(s -> !s.isBlank(), "a topic name")
+            .description("WRITE_AHEAD: topic of the markers that say which checkpoints were written; created "
+                    + "(compacted, one partition) if missing. Default <transactional-id-prefix>-checkpoints.");
+
+    public static final Option<RecordKey> KEY = Option.enumOption("key", RecordKey.class).defaultValue(RecordKey.KEY)
+            .description("The Kafka record key: the event's KEY, its ID, or NONE. With the default partitioner "
+                    + "all records of one key land in one partition, in order.");
+
+    public static final Option<String> ID_HEADER = Option.stringOption("id-header")
+            .validate(s -> !s.isBlank(), "a header name")
+            .description("If set, each record carries the event id in a header of this name.");
+
+    /**
+     * One option per Kafka producer setting: those that may be passed through, and the managed
+     * ones, declared so that setting one is refused with what to use instead rather than as an
+     * unknown option.
+     */
+    static final List<Option<String>> PROPERTIES = java.util.stream.Stream.concat(
+                    ProducerSettings.passThroughKeys().stream()
+                            .map(key -> Option.stringOption(PROPERTIES_PREFIX + key)
+                                    .description("Kafka producer setting '" + key + "', passed to the sink's clients "
+                                            + "as is" + (ProducerSettings.isSecret(key) ? " (never logged)." : "."))),
+                    new java.util.TreeSet<>(ProducerSettings.MANAGED).stream()
+                            .map(key -> Option.stringOption(PROPERTIES_PREFIX + key)
+                                    .description("Refused: the sink manages '" + key + "' itself.")))
+            .toList();
+
+    @Override
+    public String identifier() {
+        return "kafka";
+    }
+
+    @Override
+    public String description() {
+        return "Writes events (one id,key,count,payload line per record value) to a Kafka topic: exactly-once with "
+                + "Kafka transactions (default) or a write-ahead log, or at-least-once.";
+    }
+
+    @Override
+    public List<Option<?>> options() {
+        List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPIC, MODE, TRANSACTIONAL_ID_PREFIX,
+                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, ID_HEADER));
+        options.addAll(PROPERTIES);
+        return options;
+    }
+
+    /**
+     * @throws OptionException with a one-line message when options that each parse do not fit together
+     */
+    @Override
+    public Sink<Event> createSink(OptionValues options) {
+        try {
+            KafkaSink.Builder builder = KafkaSink.builder(options.get(BOOTSTRAP_SERVERS), options.get(TOPIC))
+                    .transactionTimeout(options.get(TRANSACTION_TIMEOUT))
+                    .key(options.get(KEY));
+            options.getOptional(TRANSACTIONAL_ID_PREFIX).ifPresent(builder::transactionalIdPrefix);
+            options.getOptional(CONTROL_TOPIC).ifPresent(builder::controlTopic);
+            options.getOptional(ID_HEADER).ifPresent(builder::idHeader);
+            for (Option<String> property : PROPERTIES) {
+                options.getOptional(property).ifPresent(
+                        value -> builder.property(property.key().substring(PROPERTIES_PREFIX.length()), value));
+            }
+            return builder.build(options.get(MODE));
+        } catch (IllegalArgumentException e) {
+            throw new OptionException("sink 'kafka': " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.onceflow.connector.kafka.sink;
+
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.context;
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.events;
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.newTopic;
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.openTransactions;
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.readCommitted;
+import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.stuckPartitions;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.CheckpointCommitter;
+import dev.onceflow.spi.sink.GenericWriteAheadSink;
+import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.WriteAheadWriter;
+import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
+import java.time.Duration;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The write-ahead mode against a real broker: records and marker commit together (WAL-3). */
+class WriteAheadKafkaSinkTest {
+
+    private static EmbeddedKafkaBroker broker;
+
+    @BeforeAll
+    static void start() {
+        broker = KafkaTestSupport.startBroker();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static GenericWriteAheadSink<Event> sink(String topic) {
+        return (GenericWriteAheadSink<Event>) KafkaSink.builder(broker.bootstrapServers(), topic)
+                .controlTopic(topic + "-markers").build(KafkaSinkMode.WRITE_AHEAD);
+    }
+
+    private static CheckpointCommitter committer(String topic, SinkContext context) throws Exception {
+        CheckpointCommitter committer = sink(topic).createCommitter(context);
+        committer.open();
+        return committer;
+    }
+
+    @Test
+    void aWrittenSegmentIsVisibleAndItsMarkerSurvivesIntoTheNextAttempt() throws Exception {
+        String topic = newTopic(broker, 2);
+        SinkContext first = context("wal-markers", 0, 1, 1, null);
+        try (CheckpointCommitter committer = committer(topic, first);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(first)) {
+            assertThat(committer.isCheckpointCommitted(0, 1)).isFalse();
+            assertThat(writer.sendValues(events(0, 40), 0, 1, 0)).isTrue();
+            committer.commitCheckpoint(0, 1);
+            assertThat(writer.sendValues(events(40, 60), 0, 2, 0)).isTrue();
+            committer.commitCheckpoint(0, 2);
+        }
+        assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(events(0, 60));
+
+        try (CheckpointCommitter next = committer(topic, context("wal-markers", 0, 1, 1, 2L))) {
+            assertThat(next.isCheckpointCommitted(0, 1)).as("WAL-2").isTrue();
+            assertThat(next.isCheckpointCommitted(0, 2)).isTrue();
+            assertThat(next.isCheckpointCommitted(0, 3)).isFalse();
+            assertThat(next.isCheckpointCommitted(1, 1)).as("another subtask's marker").isFalse();
+        }
+    }
+
+    @Test
+    void aSegmentWhoseTransactionNeverCommittedIsNotMarkedAndItsTransactionIsAborted() throws Exception {
+        String topic = newTopic(broker, 1);
+        SinkContext context = context("wal-crash", 0, 1, 1, null);
+        try (CheckpointCommitter committer = committer(topic, context)) {
+            assertThat(committer.isCheckpointCommitted(0, 5)).isFalse();
+        }
+        // A writer dies in the middle of segment 5: records and marker sent, no commit.
+        var settings = new ProducerSettings(broker.bootstrapServers(), Duration.ofMinutes(15), java.util.Map.of());
+        KafkaProducer<byte[], byte[]> dying = settings.openTransactional(TransactionalIds.writeAhead("wal-crash-sink", 0));
+        dying.beginTransaction();
+        EventRecords records = new EventRecords(topic, RecordKey.KEY, null);
+        events(0, 10).forEach(e -> dying.send(records.toRecord(e)));
+        dying.send(ControlMarkers.marker(topic + "-markers", "wal-crash-sink", 0, 5));
+        dying.flush();
+        dying.close(Duration.ZERO);
+        assertThat(openTransactions(broker, "wal-crash-sink-")).hasSize(1);
+
+        try (CheckpointCommitter committer = committer(topic, context("wal-crash", 0, 1, 1, 4L));
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(context)) {
+            assertThat(committer.isCheckpointCommitted(0, 5)).isFalse();
+            assertThat(writer.sendValues(events(0, 10), 0, 5, 0)).isTrue();
+        }
+        assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(events(0, 10));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> stuckPartitions(broker, topic).isEmpty());
+    }
+
+    @Test
+    void afterAScaleDownAFormerSubtasksSegmentIsWrittenUnderItsOwnIdAndMarker() throws Exception {
+        String topic = newTopic(broker, 2);
+        SinkContext scaledDown = context("wal-rescale", 0, 1, 2, 3L);
+        try (CheckpointCommitter committer = committer(topic, scaledDown);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(scaledDown)) {
+            assertThat(writer.sendValues(events(0, 5), 1, 3, 0)).isTrue();
+            committer.commitCheckpoint(1, 3);
+        }
+        try (CheckpointCommitter later = committer(topic, context("wal-rescale", 0, 1, 1, 4L))) {
+            assertThat(later.isCheckpointCommitted(1, 3)).isTrue();
+            assertThat(later.isCheckpointCommitted(0, 3)).isFalse();
+        }
+        assertThat(readCommitted(broker, topic)).hasSize(5);
+    }
+}
