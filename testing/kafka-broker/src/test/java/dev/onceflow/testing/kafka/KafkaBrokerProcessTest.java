@@ -62,10 +62,10 @@ class KafkaBrokerProcessTest {
             consumer.seekToBeginning(List.of(partition));
             // Right after a restart the last stable offset can trail the commit marker for a moment:
             // wait until it covers the transaction (100 records and the marker), then read up to it.
-            Awaitility.await("last stable offset past the commit marker").atMost(Duration.ofSeconds(30))
+            Awaitility.await("last stable offset past the commit marker").atMost(Duration.ofSeconds(30)).pollInSameThread()
                     .until(() -> consumer.endOffsets(List.of(partition)).get(partition) >= 101);
             long end = consumer.endOffsets(List.of(partition)).get(partition);
-            Awaitility.await("read up to the last stable offset " + end).atMost(Duration.ofSeconds(30))
+            Awaitility.await("read up to the last stable offset " + end).atMost(Duration.ofSeconds(30)).pollInSameThread()
                     .until(() -> {
                         for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
                             values.add(record.value());
