@@ -160,8 +160,23 @@ public final class ConformanceCase {
 
     /** Records a check of {@code rule} that is not about the final output (it passed or it did not). */
     public void recordCheck(Rule rule, boolean passed) {
+        recordCheck(rule, passed, passed ? "exactly-once" : "violated");
+    }
+
+    /**
+     * Records a case that takes away, on purpose, what the connector needs to deliver (the
+     * external system expired a pre-committed transaction while the job was down), so the output
+     * is incomplete by construction: what it checks is that the resumed job failed instead of
+     * reporting success for the lost data (2PC-5). Shown as {@code failed-loudly}, which does not
+     * weaken the connector's guarantee, when it did; as {@code violated} when it did not.
+     */
+    public void recordFailedLoudly(Rule rule, boolean failedLoudly) {
+        recordCheck(rule, failedLoudly, failedLoudly ? "failed-loudly" : "violated");
+    }
+
+    private void recordCheck(Rule rule, boolean passed, String guarantee) {
         suite.report().add(new CaseResult(name, rule.id(), List.copyOf(faults), crashes, 0, 0, 0, 0, 0, 0,
-                notApplicable ? "not-applicable" : passed ? "exactly-once" : "violated", passed));
+                notApplicable ? "not-applicable" : guarantee, passed));
     }
 
     /** Records the verdict under {@code rule} without asserting (for cases that expect a violation). */
