@@ -95,10 +95,15 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     }
 
     private Slot newSlot() {
-        int index = slots.size();
-        if (index >= context.maxOpenTransactionsPerWriter()) {
+        // The lowest index no live producer has: a producer discarded after an error leaves a gap,
+        // and a second producer with a live one's id would fence it, aborting its transaction.
+        int index = 0;
+        while (indexInUse(index)) {
+            index++;
+        }
+        if (slots.size() >= context.maxOpenTransactionsPerWriter()) {
             LOG.warn("{} checkpoints' transactions are pending in subtask {}: growing its pool of transactional ids "
-                    + "to {}", index, context.subtaskIndex(), index + 1);
+                    + "to {}", slots.size(), context.subtaskIndex(), slots.size() + 1);
         }
         String id = TransactionalIds.of(prefix, context.subtaskIndex(), index);
         KafkaProducer<byte[], byte[]> producer = settings.producer().openTransactional(id);
@@ -111,6 +116,11 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
         Slot slot = new Slot(id, producer);
         slots.add(slot);
         return slot;
+    }
+
+    private boolean indexInUse(int index) {
+        String id = TransactionalIds.of(prefix, context.subtaskIndex(), index);
+        return slots.stream().anyMatch(slot -> slot.transactionalId.equals(id));
     }
 
     @Override
