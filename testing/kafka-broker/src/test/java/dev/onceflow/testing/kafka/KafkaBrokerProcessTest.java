@@ -2,11 +2,16 @@ package dev.onceflow.testing.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -41,13 +46,36 @@ class KafkaBrokerProcessTest {
                 producer.commitTransaction();
             }
             String bootstrap = broker.bootstrapServers();
+            // commitTransaction() returns once the commit is decided; the markers are written after.
+            // Committed here means both, so the kill cannot land between the two.
+            try (Admin admin = broker.admin()) {
+                Awaitility.await("the commit markers are written").atMost(Duration.ofSeconds(30))
+                        .until(() -> admin.describeTransactions(List.of("before-kill")).description("before-kill").get()
+                                .state() == TransactionState.COMPLETE_COMMIT);
+            }
 
             broker.kill();
             assertThat(broker.isRunning()).as("broker JVM after SIGKILL").isFalse();
             broker.restart();
 
             assertThat(broker.bootstrapServers()).as("address after restart").isEqualTo(bootstrap);
-            assertThat(readCommitted(broker)).as("read_committed after SIGKILL and restart").isEqualTo(written);
+            List<String> read;
+            try {
+                read = readCommitted(broker);
+            } catch (RuntimeException | AssertionError e) {
+                throw new AssertionError("reading after the restart failed: " + e.getMessage() + "\nbroker log tail:\n"
+                        + tail(broker.logFile()), e);
+            }
+            assertThat(read).as("read_committed after SIGKILL and restart").isEqualTo(written);
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+        } catch (IOException e) {
+            return "(cannot read " + log + ": " + e + ")";
         }
     }
 
