@@ -187,7 +187,8 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
                 settings.producer().transactionalProducer(transaction.transactionalId()))) {
             try {
-                producer.partitionsFor(settings.records().topic()); // connects, learning the broker's features
+                // Connects, learning the broker's features; the probe's topic exists (a record is in it).
+                producer.partitionsFor(transaction.probe().topic());
                 internals.resume(producer, transaction);
                 producer.commitTransaction();
                 LOG.info("Committed {} of an earlier attempt", transaction.describe());

@@ -25,7 +25,10 @@ public final class KafkaSink {
     private KafkaSink() {
     }
 
-    /** A builder for a sink writing to {@code topic}, which must exist. */
+    /**
+     * A builder for a sink writing to {@code topic}, which must exist; {@code {key}} in it stands
+     * for each event's key (a topic per key, each of which must exist).
+     */
     public static Builder builder(String bootstrapServers, String topic) {
         return new Builder(bootstrapServers, topic);
     }
@@ -96,6 +99,10 @@ public final class KafkaSink {
         public Sink<Event> build(KafkaSinkMode mode) {
             if (controlTopic != null && mode != KafkaSinkMode.WRITE_AHEAD) {
                 throw new IllegalArgumentException("control-topic applies to mode write-ahead only");
+            }
+            if (controlTopic != null && controlTopic.contains(EventRecords.KEY_PLACEHOLDER)) {
+                throw new IllegalArgumentException("control-topic is one topic; it cannot contain "
+                        + EventRecords.KEY_PLACEHOLDER);
             }
             if (controlTopic != null && controlTopic.equals(topic)) {
                 throw new IllegalArgumentException("control-topic must differ from topic '" + topic + "'");

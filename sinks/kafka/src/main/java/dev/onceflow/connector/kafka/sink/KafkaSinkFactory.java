@@ -29,8 +29,10 @@ public final class KafkaSinkFactory implements SinkFactory {
             .description("Kafka brokers to connect to first, host:port[,host:port...].");
 
     public static final Option<String> TOPIC = Option.stringOption("topic").required()
-            .validate(s -> !s.isBlank(), "a topic name")
-            .description("Topic the records are written to; it must exist.");
+            .validate(s -> !s.isBlank(), "a topic name, or a template with {key}")
+            .description("Topic the records are written to; it must exist. {key} in it stands for the event's key, "
+                    + "giving a topic per key (orders-{key}); every such topic must exist, and a key that makes an "
+                    + "illegal topic name fails the job naming the record.");
 
     public static final Option<KafkaSinkMode> MODE = Option.enumOption("mode", KafkaSinkMode.class)
             .defaultValue(KafkaSinkMode.EXACTLY_ONCE)

@@ -215,6 +215,39 @@ class ExactlyOnceKafkaSinkTest {
     }
 
     @Test
+    void aTopicTemplateSendsEachKeyToItsOwnTopicAndAKeyMakingAnIllegalNameFailsNamingTheRecord() throws Exception {
+        String base = newTopic(broker, 1) + "-by-key";
+        List<Event> events = events(0, 21); // keys k0..k6, three events each
+        for (int k = 0; k < 7; k++) {
+            broker.createTopic(base + "-k" + k, 1);
+        }
+        KafkaSink.Builder routed = sink(base + "-{key}");
+        try (var writer = writer(routed, context("eo-template", 0, 1, 1, null))) {
+            writer.abortLingering();
+            writer.commit(writeAndPreCommit(writer, 1, events));
+        }
+        try (var crashed = writer(routed, context("eo-template", 0, 1, 1, null))) {
+            crashed.abortLingering();
+            KafkaTransaction handle = writeAndPreCommit(crashed, 2, events(21, 28));
+            try (var recovering = writer(routed, context("eo-template", 0, 1, 1, 2L))) {
+                recovering.recoverAndCommit(handle); // resumes through the probe record's topic
+            }
+        }
+        for (int k = 0; k < 7; k++) {
+            String key = "k" + k;
+            assertThat(readCommitted(broker, base + "-" + key)).as(key).hasSize(4).allMatch(e -> e.key().equals(key));
+        }
+        try (var writer = writer(routed, context("eo-template-bad", 0, 1, 1, null))) {
+            writer.abortLingering();
+            KafkaTransaction open = writer.beginTransaction(1);
+            assertThatThrownBy(() -> writer.write(open, new Event("e-77", "a b", "p", 1)))
+                    .hasMessageContaining("record e-77 has key 'a b'")
+                    .hasMessageContaining("not a legal Kafka topic name");
+            writer.abort(open);
+        }
+    }
+
+    @Test
     void aMissingTopicFailsTheWriteWithTheTopicNamed() throws Exception {
         KafkaSink.Builder builder = sink("no-such-topic").property("max.block.ms", "2000");
         try (var writer = writer(builder, context("eo-missing", 0, 1, 1, null))) {
