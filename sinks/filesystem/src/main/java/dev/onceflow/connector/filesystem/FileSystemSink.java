@@ -7,20 +7,27 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Exactly-once part files on any Hadoop-compatible file system (local disk, HDFS), one per
- * checkpoint and subtask, each holding its events one per line in
- * {@link dev.onceflow.spi.record.EventFormat}. A file is written under a hidden in-progress name,
- * made durable at the barrier, and renamed to its final name when the checkpoint completes, so
- * readers of the directory see each event exactly once and never see uncommitted ones.
+ * Exactly-once part files on any Hadoop-compatible file system (local disk, HDFS), at least one
+ * per checkpoint and subtask that wrote anything, each holding its events one per line in
+ * {@link dev.onceflow.spi.record.EventFormat}, optionally gzip-compressed. A file is written under
+ * a hidden in-progress name, made durable when it is closed (by the rolling policy or at the
+ * barrier), and renamed to its final name when the checkpoint completes, so readers of the
+ * directory see each event exactly once and never see uncommitted ones.
  *
  * <pre>{@code
- * FileSystemSink sink = FileSystemSink.builder("hdfs://namenode/out").partPrefix("events").build();
+ * FileSystemSink sink = FileSystemSink.builder("hdfs://namenode/out")
+ *         .partPrefix("events")
+ *         .maxPartBytes(128L << 20)
+ *         .compression(Compression.GZIP)
+ *         .build();
  * }</pre>
  *
  * <p>One directory and prefix per sink: {@code abortLingering} deletes every in-progress file with
@@ -36,11 +43,15 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
     private final String path;
     private final String partPrefix;
     private final Duration recoveryTimeout;
+    private final RollingPolicy rollingPolicy;
+    private final Compression compression;
     private final Configuration conf;
 
     private FileSystemSink(Builder builder) {
         this.path = builder.path;
         this.partPrefix = builder.partPrefix;
+        this.rollingPolicy = new RollingPolicy(builder.maxPartBytes, builder.maxPartAge);
+        this.compression = builder.compression;
         this.recoveryTimeout = builder.recoveryTimeout;
         this.conf = new Configuration(builder.conf);
     }
@@ -62,7 +73,8 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         FileSystem fs = FileSystemPaths.fileSystemOf(directory, writerConf);
         directory = fs.makeQualified(directory);
         fs.mkdirs(directory);
-        return new FileSystemSinkWriter(context, fs, directory, new PartFileNames(partPrefix), recoveryTimeout);
+        return new FileSystemSinkWriter(context, fs, directory, new PartFileNames(partPrefix, compression.extension()),
+                rollingPolicy, compression, recoveryTimeout);
     }
 
     @Override
@@ -76,6 +88,9 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         private final String path;
         private String partPrefix = "part";
         private Duration recoveryTimeout = Duration.ofMinutes(2);
+        private OptionalLong maxPartBytes = OptionalLong.empty();
+        private Optional<Duration> maxPartAge = Optional.empty();
+        private Compression compression = Compression.NONE;
         private Configuration conf;
 
         private Builder(String path) {
@@ -104,6 +119,37 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
                 throw new IllegalArgumentException("recovery timeout must be positive, was " + timeout);
             }
             this.recoveryTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Closes a part file and starts the next once this many bytes of text were written to it
+         * (before compression; checked before each write, so a file exceeds it by less than a line).
+         * By default a part file is closed only at each checkpoint.
+         */
+        public Builder maxPartBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maximum part file size must be positive, was " + bytes);
+            }
+            this.maxPartBytes = OptionalLong.of(bytes);
+            return this;
+        }
+
+        /**
+         * Closes a part file and starts the next once it has been open this long (checked before
+         * each write). By default a part file is closed only at each checkpoint.
+         */
+        public Builder maxPartAge(Duration age) {
+            if (age.isZero() || age.isNegative()) {
+                throw new IllegalArgumentException("maximum part file age must be positive, was " + age);
+            }
+            this.maxPartAge = Optional.of(age);
+            return this;
+        }
+
+        /** How part files are compressed; {@link Compression#NONE} by default. */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
             return this;
         }
 

@@ -5,6 +5,7 @@ import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.Sink;
+import java.time.Duration;
 import java.util.List;
 
 /** Makes {@link FileSystemSink} usable from job files as {@code filesystem}. */
@@ -18,7 +19,21 @@ public final class FileSystemSinkFactory implements SinkFactory {
     public static final Option<String> PART_PREFIX = Option.stringOption("part-prefix").defaultValue("part")
             .validate(p -> FileSystemSink.VALID_PREFIX.matcher(p).matches(),
                     "letters, digits, '.', '_' or '-', starting with a letter or digit")
-            .description("Start of part file names: <prefix>-<subtask>-<checkpoint>-<attempt>.");
+            .description("Start of part file names: <prefix>-<subtask>-<checkpoint>-<part>-<attempt>[.gz].");
+
+    public static final Option<Long> MAX_PART_BYTES = Option.longOption("rolling.max-part-bytes").atLeast(1L)
+            .description("Close a part file and start the next once this many bytes of text were written to it "
+                    + "(before compression); "
+                    + "omit to close part files only at checkpoints.");
+
+    public static final Option<Duration> MAX_PART_AGE = Option.durationOption("rolling.max-part-age")
+            .validate(d -> !d.isZero() && !d.isNegative(), "a positive duration such as 10s")
+            .description("Close a part file and start the next once it has been open this long; "
+                    + "omit to close part files only at checkpoints.");
+
+    public static final Option<Compression> COMPRESSION = Option.enumOption("compression", Compression.class)
+            .defaultValue(Compression.NONE)
+            .description("none, or gzip: each part file one gzip stream, named with .gz.");
 
     @Override
     public String identifier() {
@@ -33,11 +48,16 @@ public final class FileSystemSinkFactory implements SinkFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(PATH, PART_PREFIX);
+        return List.of(PATH, PART_PREFIX, MAX_PART_BYTES, MAX_PART_AGE, COMPRESSION);
     }
 
     @Override
     public Sink<Event> createSink(OptionValues options) {
-        return FileSystemSink.builder(options.get(PATH)).partPrefix(options.get(PART_PREFIX)).build();
+        FileSystemSink.Builder builder = FileSystemSink.builder(options.get(PATH))
+                .partPrefix(options.get(PART_PREFIX))
+                .compression(options.get(COMPRESSION));
+        options.getOptional(MAX_PART_BYTES).ifPresent(builder::maxPartBytes);
+        options.getOptional(MAX_PART_AGE).ifPresent(builder::maxPartAge);
+        return builder.build();
     }
 }

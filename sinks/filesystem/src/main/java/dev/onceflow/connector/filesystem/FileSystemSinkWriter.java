@@ -7,17 +7,21 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Writes one part file per checkpoint and subtask, and commits it by renaming it from its hidden
- * in-progress name to its final name.
+ * Writes the part files of one checkpoint and subtask (one, or more when the rolling policy closes
+ * files early), and commits each by renaming it from its hidden in-progress name to its final name.
  *
  * <p>Why this is exactly-once: a part file becomes visible only by the rename in {@link #commit},
  * which happens after its checkpoint completed; pre-commit makes the bytes durable and records
@@ -33,47 +37,64 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     private final FileSystem fs;
     private final Path directory;
     private final PartFileNames names;
+    private final RollingPolicy rollingPolicy;
+    private final Compression compression;
     private final Duration recoveryTimeout;
-    /** Streams of transactions written to and not yet pre-committed, by in-progress path. */
-    private final Map<String, PartFileStream> openFiles = new HashMap<>();
+    /** Transactions begun and not yet pre-committed or aborted, by {@link FileTransaction#key()}. */
+    private final Map<String, OpenTransaction> open = new HashMap<>();
 
     FileSystemSinkWriter(SinkContext context, FileSystem fs, Path directory, PartFileNames names,
-            Duration recoveryTimeout) {
+            RollingPolicy rollingPolicy, Compression compression, Duration recoveryTimeout) {
         this.context = context;
         this.fs = fs;
         this.directory = directory;
         this.names = names;
+        this.rollingPolicy = rollingPolicy;
+        this.compression = compression;
         this.recoveryTimeout = recoveryTimeout;
     }
 
-    /** Only names the files: the file is created on the first write, so empty checkpoints leave none. */
+    /** Only names the first file: files are created on the first write, so empty checkpoints leave none. */
     @Override
     public FileTransaction beginTransaction(long checkpointId) {
-        int subtask = context.subtaskIndex();
-        String attempt = context.attemptId();
-        return new FileTransaction(
-                new Path(directory, names.inProgressName(subtask, checkpointId, attempt)).toString(),
-                new Path(directory, names.finalName(subtask, checkpointId, attempt)).toString(), 0);
+        OpenTransaction transaction = new OpenTransaction(checkpointId);
+        PartFile first = transaction.partName(0);
+        open.put(first.inProgressPath(), transaction);
+        return new FileTransaction(List.of(first));
     }
 
     @Override
     public void write(FileTransaction transaction, Event record) throws IOException {
-        PartFileStream stream = openFiles.get(transaction.inProgressPath());
-        if (stream == null) {
-            // Never overwrite: names are unique per attempt, so an existing file is a bug to surface.
-            stream = new PartFileStream(fs.create(new Path(transaction.inProgressPath()), false));
-            openFiles.put(transaction.inProgressPath(), stream);
+        OpenTransaction txn = open.get(transaction.key());
+        if (txn == null) {
+            throw new IllegalStateException("transaction " + transaction.key() + " is not open in this writer");
         }
-        stream.write(record);
+        if (txn.current != null && rollingPolicy.shouldRoll(txn.current)) {
+            txn.closed.add(txn.current.syncAndClose());
+            txn.current = null;
+        }
+        if (txn.current == null) {
+            PartFile part = txn.partName(txn.closed.size());
+            // Never overwrite: names are unique per attempt, so an existing file is a bug to surface.
+            txn.current = new PartFileStream(part, fs.create(new Path(part.inProgressPath()), false), compression,
+                    System.nanoTime());
+        }
+        txn.current.write(record);
     }
 
     @Override
     public FileTransaction preCommit(FileTransaction transaction) throws IOException {
-        PartFileStream stream = openFiles.remove(transaction.inProgressPath());
-        if (stream == null) {
-            return transaction.withLength(0);
+        OpenTransaction txn = open.remove(transaction.key());
+        if (txn == null) {
+            throw new IllegalStateException("transaction " + transaction.key() + " is not open in this writer");
         }
-        return transaction.withLength(stream.syncAndClose());
+        if (txn.current != null) {
+            txn.closed.add(txn.current.syncAndClose());
+        }
+        if (txn.closed.isEmpty()) {
+            return transaction; // nothing written: the planned first part, length 0, no file
+        }
+        return new FileTransaction(txn.closed);
     }
 
     @Override
@@ -88,9 +109,14 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
 
     /** 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost data. */
     private void commitPreCommitted(FileTransaction transaction) throws IOException {
-        if (transaction.length() == 0) {
-            return;
+        for (PartFile part : transaction.parts()) {
+            if (part.length() > 0) {
+                commitPart(part);
+            }
         }
+    }
+
+    private void commitPart(PartFile transaction) throws IOException {
         Path inProgress = new Path(transaction.inProgressPath());
         Path target = new Path(transaction.finalPath());
         FileStatus status = statusOrNull(inProgress);
@@ -115,7 +141,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         }
     }
 
-    private void requireCommitted(FileTransaction transaction, Path target) throws IOException {
+    private void requireCommitted(PartFile transaction, Path target) throws IOException {
         FileStatus committed = statusOrNull(target);
         if (committed == null) {
             throw new IOException("committed data missing: neither the in-progress part file "
@@ -187,13 +213,21 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         return System.nanoTime() + recoveryTimeout.toNanos();
     }
 
+    /** Deletes the transaction's files; those of a dead process's transaction that it does not list are abortLingering's. */
     @Override
     public void abort(FileTransaction transaction) throws IOException {
-        PartFileStream stream = openFiles.remove(transaction.inProgressPath());
-        if (stream != null) {
-            stream.close();
+        List<PartFile> files = new ArrayList<>(transaction.parts());
+        OpenTransaction txn = open.remove(transaction.key());
+        if (txn != null) {
+            files.addAll(txn.closed);
+            if (txn.current != null) {
+                txn.current.close();
+                files.add(txn.current.name());
+            }
         }
-        fs.delete(new Path(transaction.inProgressPath()), false);
+        for (PartFile part : files) {
+            fs.delete(new Path(part.inProgressPath()), false);
+        }
     }
 
     @Override
@@ -209,11 +243,18 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
      */
     @Override
     public void abortLingering() throws IOException {
+        Set<String> ours = new HashSet<>();
+        for (OpenTransaction txn : open.values()) {
+            txn.closed.forEach(part -> ours.add(part.inProgressPath()));
+            if (txn.current != null) {
+                ours.add(txn.current.name().inProgressPath());
+            }
+        }
         for (FileStatus status : fs.listStatus(directory)) {
             Path path = status.getPath();
             OptionalInt formerSubtask = names.inProgressSubtask(path.getName());
             if (formerSubtask.isPresent() && context.ownsFormerSubtask(formerSubtask.getAsInt())
-                    && !openFiles.containsKey(path.toString())) {
+                    && !ours.contains(path.toString())) {
                 fs.delete(path, false);
             }
         }
@@ -223,9 +264,12 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     @Override
     public void close() throws IOException {
         IOException failure = null;
-        for (PartFileStream stream : openFiles.values()) {
+        for (OpenTransaction txn : open.values()) {
+            if (txn.current == null) {
+                continue;
+            }
             try {
-                stream.close();
+                txn.current.close();
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -234,7 +278,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
                 }
             }
         }
-        openFiles.clear();
+        open.clear();
         if (failure != null) {
             throw failure;
         }
@@ -245,6 +289,25 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
             return fs.getFileStatus(path);
         } catch (FileNotFoundException e) {
             return null;
+        }
+    }
+
+    /** A transaction being written: the part files the rolling policy closed, and the one open. */
+    private final class OpenTransaction {
+
+        private final long checkpointId;
+        private final List<PartFile> closed = new ArrayList<>();
+        private PartFileStream current;
+
+        OpenTransaction(long checkpointId) {
+            this.checkpointId = checkpointId;
+        }
+
+        PartFile partName(int part) {
+            int subtask = context.subtaskIndex();
+            String attempt = context.attemptId();
+            return new PartFile(new Path(directory, names.inProgressName(subtask, checkpointId, part, attempt)).toString(),
+                    new Path(directory, names.finalName(subtask, checkpointId, part, attempt)).toString(), 0);
         }
     }
 }

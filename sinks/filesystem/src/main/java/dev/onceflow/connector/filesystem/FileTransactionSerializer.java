@@ -6,17 +6,28 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Writes {@link FileTransaction} handles into checkpoints. Version 1: in-progress path and final
- * path (each an int byte length + UTF-8 bytes), then the length (long).
+ * Writes {@link FileTransaction} handles into checkpoints.
+ *
+ * <ul>
+ *   <li>Version 2: the number of part files (int), then per part file its in-progress path and
+ *       final path (each an int byte length + UTF-8 bytes) and its length (long).</li>
+ *   <li>Version 1 (one part file per transaction, before rolling policies): one part file without
+ *       the count. Still read, so checkpoints and savepoints of earlier builds restore.</li>
+ * </ul>
  */
 public final class FileTransactionSerializer implements SimpleVersionedSerializer<FileTransaction> {
 
     /** The only instance; serializers are stateless (SER-4). */
     public static final FileTransactionSerializer INSTANCE = new FileTransactionSerializer();
 
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+    private static final int VERSION_ONE_PART = 1;
+    /** Bytes of the smallest serialized part file: two empty paths and a length. */
+    private static final int MIN_PART_BYTES = Integer.BYTES * 2 + Long.BYTES;
 
     private FileTransactionSerializer() {
     }
@@ -29,24 +40,43 @@ public final class FileTransactionSerializer implements SimpleVersionedSerialize
     @Override
     public byte[] serialize(FileTransaction transaction) throws IOException {
         return Serializers.write(out -> {
-            writeString(transaction.inProgressPath(), out);
-            writeString(transaction.finalPath(), out);
-            out.writeLong(transaction.length());
+            out.writeInt(transaction.parts().size());
+            for (PartFile part : transaction.parts()) {
+                writeString(part.inProgressPath(), out);
+                writeString(part.finalPath(), out);
+                out.writeLong(part.length());
+            }
         });
     }
 
     @Override
     public FileTransaction deserialize(int version, byte[] serialized) throws IOException {
+        if (version == VERSION_ONE_PART) {
+            return Serializers.read(serialized, in -> new FileTransaction(List.of(readPart(in))));
+        }
         Serializers.checkVersion(VERSION, version, "file transaction");
         return Serializers.read(serialized, in -> {
-            String inProgressPath = readString(in);
-            String finalPath = readString(in);
-            long length = in.readLong();
-            if (length < 0) {
-                throw new IOException("corrupt file transaction: negative length " + length);
+            int count = in.readInt();
+            if (count < 1 || (long) count * MIN_PART_BYTES > in.available()) {
+                throw new IOException("corrupt file transaction: " + count + " part files in " + in.available()
+                        + " bytes");
             }
-            return new FileTransaction(inProgressPath, finalPath, length);
+            List<PartFile> parts = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                parts.add(readPart(in));
+            }
+            return new FileTransaction(parts);
         });
+    }
+
+    private static PartFile readPart(DataInputStream in) throws IOException {
+        String inProgressPath = readString(in);
+        String finalPath = readString(in);
+        long length = in.readLong();
+        if (length < 0) {
+            throw new IOException("corrupt file transaction: negative length " + length);
+        }
+        return new PartFile(inProgressPath, finalPath, length);
     }
 
     private static void writeString(String value, DataOutputStream out) throws IOException {

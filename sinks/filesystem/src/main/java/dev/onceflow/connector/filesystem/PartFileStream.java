@@ -3,48 +3,82 @@ package dev.onceflow.connector.filesystem;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
 import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.fs.FSDataOutputStream;
 
 /**
- * The open stream of one in-progress part file, counting the bytes it was given, which become the
- * handle's pre-committed length.
+ * The open stream of one in-progress part file. Its length as stored (after compression) becomes
+ * the part's pre-committed length.
  */
 final class PartFileStream implements AutoCloseable {
 
-    private static final int BUFFER_BYTES = 64 * 1024;
+    static final int BUFFER_BYTES = 64 * 1024;
 
+    private final PartFile name;
     private final FSDataOutputStream out;
-    private final BufferedOutputStream buffered;
-    private long length;
+    private final OutputStream encoded;
+    private final long openedAtNanos;
+    private long bytesWritten;
 
-    PartFileStream(FSDataOutputStream out) {
+    PartFileStream(PartFile name, FSDataOutputStream out, Compression compression, long openedAtNanos)
+            throws IOException {
+        this.name = name;
         this.out = out;
+        // The compressor's close must finish its format without closing the file: that is syncAndClose's.
+        OutputStream unclosable = new FilterOutputStream(out) {
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void close() throws IOException {
+                out.flush();
+            }
+        };
         // Batches small writes; a DFS output stream does per-call work that line-sized writes would multiply.
-        this.buffered = new BufferedOutputStream(out, BUFFER_BYTES);
+        this.encoded = new BufferedOutputStream(compression.wrap(unclosable), BUFFER_BYTES);
+        this.openedAtNanos = openedAtNanos;
+    }
+
+    PartFile name() {
+        return name;
+    }
+
+    long openedAtNanos() {
+        return openedAtNanos;
     }
 
     /** Appends the event as one line. */
     void write(Event event) throws IOException {
         byte[] line = (EventFormat.toLine(event) + "\n").getBytes(StandardCharsets.UTF_8);
-        buffered.write(line);
-        length += line.length;
+        encoded.write(line);
+        bytesWritten += line.length;
+    }
+
+    /** Bytes of text written so far, before compression. */
+    long bytesWritten() {
+        return bytesWritten;
     }
 
     /**
      * Makes everything written durable and closes the file (2PC-2).
      *
-     * @return the number of bytes in the file
+     * @return the part file with the number of bytes in the file
      */
-    long syncAndClose() throws IOException {
-        buffered.flush();
+    PartFile syncAndClose() throws IOException {
+        encoded.close(); // flushes the buffer and finishes the compressed format, if any
         // hsync, not hflush: the data must survive a machine failure, not just this process's.
         out.hsync();
+        long length = out.getPos();
         out.close();
-        return length;
+        return name.withLength(length);
     }
 
+    /** Closes the file without a sync; what it holds is discarded by the caller. */
     @Override
     public void close() throws IOException {
         out.close();

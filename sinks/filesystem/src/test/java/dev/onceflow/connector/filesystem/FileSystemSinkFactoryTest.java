@@ -44,7 +44,8 @@ class FileSystemSinkFactoryTest {
                         + "'.', '_' or '-', starting with a letter or digit");
         assertThatThrownBy(() -> validate(Map.of("path", "/out", "prefix", "x")))
                 .isInstanceOf(OptionException.class)
-                .hasMessage("sink 'filesystem': unknown option 'prefix'; accepted options: path, part-prefix");
+                .hasMessage("sink 'filesystem': unknown option 'prefix'; accepted options: path, part-prefix, "
+                        + "rolling.max-part-bytes, rolling.max-part-age, compression");
     }
 
     private OptionValues validate(Map<String, String> raw) {

@@ -1,22 +1,27 @@
 package dev.onceflow.connector.filesystem;
 
+import static dev.onceflow.connector.filesystem.WriterCalls.lines;
+import static dev.onceflow.connector.filesystem.WriterCalls.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventFormat;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,14 +49,14 @@ class FileSystemSinkTest {
 
             assertThat(visibleFiles()).as("2PC-1: nothing visible before commit").isEmpty();
             assertThat(preCommitted.length()).isEqualTo(bytes(events));
-            assertThat(preCommitted.inProgressPath()).isEqualTo("file:" + dir.resolve(".part-0-1-a1.inprogress"));
-            assertThat(preCommitted.finalPath()).isEqualTo("file:" + dir.resolve("part-0-1-a1"));
+            assertThat(preCommitted.parts().get(0).inProgressPath()).isEqualTo("file:" + dir.resolve(".part-0-1-0-a1.inprogress"));
+            assertThat(preCommitted.parts().get(0).finalPath()).isEqualTo("file:" + dir.resolve("part-0-1-0-a1"));
 
             writer.commit(preCommitted);
         }
 
-        assertThat(allFiles()).containsExactly("part-0-1-a1");
-        assertThat(Files.readString(dir.resolve("part-0-1-a1"))).isEqualTo(lines(events));
+        assertThat(allFiles()).containsExactly("part-0-1-0-a1");
+        assertThat(Files.readString(dir.resolve("part-0-1-0-a1"))).isEqualTo(lines(events));
     }
 
     @Test
@@ -64,8 +69,8 @@ class FileSystemSinkTest {
             writer.recoverAndCommit(preCommitted);
         }
 
-        assertThat(allFiles()).containsExactly("part-0-7-a1");
-        assertThat(Files.readString(dir.resolve("part-0-7-a1"))).isEqualTo(lines(events(0, 5)));
+        assertThat(allFiles()).containsExactly("part-0-7-0-a1");
+        assertThat(Files.readString(dir.resolve("part-0-7-0-a1"))).isEqualTo(lines(events(0, 5)));
     }
 
     @Test
@@ -77,12 +82,12 @@ class FileSystemSinkTest {
         // Crash: the writer is dropped without close(); nothing else is called.
 
         try (TransactionalWriter<Event, FileTransaction> recovered = writer(restoredContext(0, 1, 1, 3, "a2"))) {
-            recovered.recoverAndCommit(FileTransactionSerializer.INSTANCE.deserialize(1, handle));
+            recovered.recoverAndCommit(FileTransactionSerializer.INSTANCE.deserialize(FileTransactionSerializer.INSTANCE.version(), handle));
             recovered.abortLingering();
         }
 
-        assertThat(allFiles()).containsExactly("part-0-3-a1");
-        assertThat(Files.readString(dir.resolve("part-0-3-a1"))).isEqualTo(lines(events(0, 100)));
+        assertThat(allFiles()).containsExactly("part-0-3-0-a1");
+        assertThat(Files.readString(dir.resolve("part-0-3-0-a1"))).isEqualTo(lines(events(0, 100)));
     }
 
     @Test
@@ -91,12 +96,12 @@ class FileSystemSinkTest {
         try (TransactionalWriter<Event, FileTransaction> writer = writer(0, 1, "a1")) {
             preCommitted = writeAndPreCommit(writer, 2, events(0, 4));
         }
-        assertThat(allFiles()).containsExactly(".part-0-2-a1.inprogress");
+        assertThat(allFiles()).containsExactly(".part-0-2-0-a1.inprogress");
 
         try (TransactionalWriter<Event, FileTransaction> recovered = writer(restoredContext(0, 1, 1, 2, "a2"))) {
             recovered.recoverAndCommit(preCommitted);
         }
-        assertThat(Files.readString(dir.resolve("part-0-2-a1"))).isEqualTo(lines(events(0, 4)));
+        assertThat(Files.readString(dir.resolve("part-0-2-0-a1"))).isEqualTo(lines(events(0, 4)));
     }
 
     @Test
@@ -113,34 +118,34 @@ class FileSystemSinkTest {
             recovered.abortLingering();
         }
 
-        assertThat(allFiles()).containsExactly("part-0-5-a1");
-        assertThat(Files.readString(dir.resolve("part-0-5-a1"))).isEqualTo(lines(events(0, 10)));
+        assertThat(allFiles()).containsExactly("part-0-5-0-a1");
+        assertThat(Files.readString(dir.resolve("part-0-5-0-a1"))).isEqualTo(lines(events(0, 10)));
     }
 
     @Test
     void bytesAfterThePreCommittedLengthAreTruncatedBeforeCommit() throws Exception {
         try (TransactionalWriter<Event, FileTransaction> writer = writer(0, 1, "a1")) {
             FileTransaction preCommitted = writeAndPreCommit(writer, 1, events(0, 3));
-            Files.writeString(dir.resolve(".part-0-1-a1.inprogress"), "99,key-0,0,not committed\n",
+            Files.writeString(dir.resolve(".part-0-1-0-a1.inprogress"), "99,key-0,0,not committed\n",
                     StandardOpenOption.APPEND);
 
             writer.recoverAndCommit(preCommitted);
         }
 
-        assertThat(Files.readString(dir.resolve("part-0-1-a1"))).isEqualTo(lines(events(0, 3)));
+        assertThat(Files.readString(dir.resolve("part-0-1-0-a1"))).isEqualTo(lines(events(0, 3)));
     }
 
     @Test
     void inProgressFileShorterThanPreCommittedIsReportedAsDataLoss() throws Exception {
         try (TransactionalWriter<Event, FileTransaction> writer = writer(0, 1, "a1")) {
             FileTransaction preCommitted = writeAndPreCommit(writer, 1, events(0, 3));
-            try (RandomAccessFile file = new RandomAccessFile(dir.resolve(".part-0-1-a1.inprogress").toFile(), "rw")) {
+            try (RandomAccessFile file = new RandomAccessFile(dir.resolve(".part-0-1-0-a1.inprogress").toFile(), "rw")) {
                 file.setLength(preCommitted.length() - 5);
             }
 
             assertThatThrownBy(() -> writer.commit(preCommitted))
                     .isInstanceOf(IOException.class)
-                    .hasMessage("data lost: in-progress part file " + preCommitted.inProgressPath() + " has "
+                    .hasMessage("data lost: in-progress part file " + preCommitted.parts().get(0).inProgressPath() + " has "
                             + (preCommitted.length() - 5) + " bytes but " + preCommitted.length() + " were pre-committed");
         }
         assertThat(visibleFiles()).isEmpty();
@@ -150,12 +155,12 @@ class FileSystemSinkTest {
     void missingCommittedDataFailsNamingBothFiles() throws Exception {
         try (TransactionalWriter<Event, FileTransaction> writer = writer(0, 1, "a1")) {
             FileTransaction preCommitted = writeAndPreCommit(writer, 1, events(0, 3));
-            Files.delete(dir.resolve(".part-0-1-a1.inprogress"));
+            Files.delete(dir.resolve(".part-0-1-0-a1.inprogress"));
 
             assertThatThrownBy(() -> writer.recoverAndCommit(preCommitted))
                     .isInstanceOf(IOException.class)
                     .hasMessage("committed data missing: neither the in-progress part file "
-                            + preCommitted.inProgressPath() + " nor the final part file " + preCommitted.finalPath()
+                            + preCommitted.parts().get(0).inProgressPath() + " nor the final part file " + preCommitted.parts().get(0).finalPath()
                             + " exists, but " + preCommitted.length() + " bytes were pre-committed");
         }
     }
@@ -178,7 +183,7 @@ class FileSystemSinkTest {
         try (TransactionalWriter<Event, FileTransaction> writer = writer(0, 1, "a1")) {
             FileTransaction open = writer.beginTransaction(1);
             writer.write(open, events(0, 1).get(0));
-            assertThat(allFiles()).containsExactly(".part-0-1-a1.inprogress");
+            assertThat(allFiles()).containsExactly(".part-0-1-0-a1.inprogress");
 
             writer.abort(open);
             writer.abort(open);
@@ -208,8 +213,8 @@ class FileSystemSinkTest {
         }
 
         assertThat(allFiles()).containsExactlyInAnyOrder(
-                ".other-0-9-old.inprogress", "notes.txt", "part-1-8-old",
-                ".part-1-9-old.inprogress", ".part-3-8-old.inprogress", ".part-3-9-old.inprogress");
+                ".other-0-9-old.inprogress", "notes.txt", "part-1-8-0-old",
+                ".part-1-9-0-old.inprogress", ".part-3-8-0-old.inprogress", ".part-3-9-0-old.inprogress");
     }
 
     @Test
@@ -220,7 +225,7 @@ class FileSystemSinkTest {
             }
         }
 
-        assertThat(allFiles()).containsExactlyInAnyOrder("part-0-4-a1", "part-0-4-a2");
+        assertThat(allFiles()).containsExactlyInAnyOrder("part-0-4-0-a1", "part-0-4-0-a2");
     }
 
     @Test
@@ -233,7 +238,7 @@ class FileSystemSinkTest {
             writer.commit(writeAndPreCommit(writer, 1, events(0, 1)));
         }
 
-        assertThat(Files.readString(nested.resolve("events-2-1-x"))).isEqualTo(lines(events(0, 1)));
+        assertThat(Files.readString(nested.resolve("events-2-1-0-x"))).isEqualTo(lines(events(0, 1)));
     }
 
     @Test
@@ -242,6 +247,86 @@ class FileSystemSinkTest {
 
         assertThatThrownBy(() -> sink.createWriter(context(0, 1, "a/b")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("attempt id 'a/b'");
+    }
+
+    @Test
+    void sizeRollingSplitsACheckpointIntoPartFilesCommittedTogether() throws Exception {
+        List<Event> events = events(0, 5000);
+        FileSystemSink sink = FileSystemSink.builder(dir.toString()).maxPartBytes(100_000).build();
+        FileTransaction preCommitted;
+        try (TransactionalWriter<Event, FileTransaction> writer = sink.createWriter(context(0, 1, "a1"))) {
+            preCommitted = writeAndPreCommit(writer, 4, events);
+            assertThat(visibleFiles()).as("2PC-1: rolled files are not visible before commit").isEmpty();
+
+            writer.commit(preCommitted);
+        }
+
+        assertThat(preCommitted.parts()).hasSize(2);
+        assertThat(preCommitted.length()).isEqualTo(bytes(events));
+        assertThat(allFiles()).containsExactly("part-0-4-0-a1", "part-0-4-1-a1");
+        assertThat(Files.readString(dir.resolve("part-0-4-0-a1")) + Files.readString(dir.resolve("part-0-4-1-a1")))
+                .isEqualTo(lines(events));
+        // The first file ends with the first line that brings it to 100,000 bytes or more.
+        long firstPart = 0;
+        for (int i = 0; firstPart < 100_000; i++) {
+            firstPart += bytes(events.subList(i, i + 1));
+        }
+        assertThat(Files.size(dir.resolve("part-0-4-0-a1"))).isEqualTo(firstPart);
+    }
+
+    @Test
+    void ageRollingStartsANewPartFileOnceTheOpenOneIsOldEnough() throws Exception {
+        FileSystemSink sink = FileSystemSink.builder(dir.toString()).maxPartAge(Duration.ofMillis(1)).build();
+        try (TransactionalWriter<Event, FileTransaction> writer = sink.createWriter(context(0, 1, "a1"))) {
+            FileTransaction open = writer.beginTransaction(2);
+            writer.write(open, events(0, 1).get(0));
+            long opened = System.nanoTime();
+            await().until(() -> System.nanoTime() - opened > Duration.ofMillis(2).toNanos());
+            writer.write(open, events(1, 2).get(0));
+            writer.commit(writer.preCommit(open));
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-2-0-a1", "part-0-2-1-a1");
+        assertThat(Files.readString(dir.resolve("part-0-2-1-a1"))).isEqualTo(lines(events(1, 2)));
+    }
+
+    @Test
+    void recoveryCommitsEveryPartFileAndAbortLingeringDeletesThoseOfTheOpenTransaction() throws Exception {
+        FileSystemSink sink = FileSystemSink.builder(dir.toString()).maxPartBytes(1).build();
+        TransactionalWriter<Event, FileTransaction> crashed = sink.createWriter(context(0, 1, "a1"));
+        byte[] handle = FileTransactionSerializer.INSTANCE.serialize(writeAndPreCommit(crashed, 3, events(0, 3)));
+        // The next transaction rolled twice before the crash: none of its files may survive.
+        FileTransaction next = crashed.beginTransaction(4);
+        for (Event event : events(3, 6)) {
+            crashed.write(next, event);
+        }
+
+        try (TransactionalWriter<Event, FileTransaction> recovered = sink.createWriter(restoredContext(0, 1, 1, 3, "a2"))) {
+            recovered.recoverAndCommit(FileTransactionSerializer.INSTANCE.deserialize(2, handle));
+            recovered.recoverAndAbort(next);
+            recovered.abortLingering();
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-3-0-a1", "part-0-3-1-a1", "part-0-3-2-a1");
+        assertThat(committedText()).isEqualTo(lines(events(0, 3)));
+    }
+
+    @Test
+    void gzipPartFilesHoldTheLinesAndTheirPreCommittedLengthIsTheCompressedSize() throws Exception {
+        List<Event> events = events(0, 1000);
+        FileSystemSink sink = FileSystemSink.builder(dir.toString()).compression(Compression.GZIP).build();
+        FileTransaction preCommitted;
+        try (TransactionalWriter<Event, FileTransaction> writer = sink.createWriter(context(0, 1, "a1"))) {
+            preCommitted = writeAndPreCommit(writer, 1, events);
+            writer.commit(preCommitted);
+        }
+
+        Path file = dir.resolve("part-0-1-0-a1.gz");
+        assertThat(allFiles()).containsExactly("part-0-1-0-a1.gz");
+        assertThat(preCommitted.length()).isEqualTo(Files.size(file)).isLessThan(bytes(events));
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(lines(events));
+        }
     }
 
     private TransactionalWriter<Event, FileTransaction> writer(int subtask, int parallelism, String attempt)
@@ -263,24 +348,9 @@ class FileSystemSinkTest {
                 OptionalLong.of(restoredCheckpointId), attempt);
     }
 
-    private static FileTransaction writeAndPreCommit(TransactionalWriter<Event, FileTransaction> writer,
-            long checkpointId, List<Event> events) throws Exception {
-        FileTransaction open = writer.beginTransaction(checkpointId);
-        for (Event event : events) {
-            writer.write(open, event);
-        }
-        return writer.preCommit(open);
-    }
-
     private static List<Event> events(int from, int to) {
         return IntStream.range(from, to).mapToObj(i -> new Event(Integer.toString(i), "key-" + i % 3,
                 i % 2 == 0 ? "plain " + i : "needs, \"quoting\"\n" + i, 0)).toList();
-    }
-
-    private static String lines(List<Event> events) {
-        StringBuilder text = new StringBuilder();
-        events.forEach(e -> text.append(EventFormat.toLine(e)).append('\n'));
-        return text.toString();
     }
 
     private static long bytes(List<Event> events) {
@@ -291,6 +361,15 @@ class FileSystemSinkTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(p -> p.getFileName().toString()).sorted().toList();
         }
+    }
+
+    /** The visible files' contents in name order, which is part order within a checkpoint. */
+    private String committedText() throws IOException {
+        StringBuilder text = new StringBuilder();
+        for (String name : visibleFiles()) {
+            text.append(Files.readString(dir.resolve(name)));
+        }
+        return text.toString();
     }
 
     private List<String> visibleFiles() throws IOException {

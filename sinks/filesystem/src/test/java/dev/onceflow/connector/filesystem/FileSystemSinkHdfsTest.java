@@ -1,0 +1,190 @@
+package dev.onceflow.connector.filesystem;
+
+import static dev.onceflow.connector.filesystem.WriterCalls.lines;
+import static dev.onceflow.connector.filesystem.WriterCalls.writeAndPreCommit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionalWriter;
+import dev.onceflow.testing.hdfs.HdfsTestCluster;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.stream.IntStream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The filesystem sink on a real HDFS, where what local disk does not have matters: leases held by
+ * writers that died, truncation that completes in the background, rename that refuses an existing
+ * target, and name node restarts. A "process" is a writer with an HDFS client of its own, so it
+ * holds leases under its own name as a separate JVM would.
+ */
+@SuppressWarnings("try") // TransactionalWriter.close() is declared to throw Exception by the SPI.
+class FileSystemSinkHdfsTest {
+
+    @TempDir
+    static java.nio.file.Path base;
+
+    private static HdfsTestCluster hdfs;
+    private String out;
+
+    @BeforeAll
+    static void startHdfs() throws IOException {
+        hdfs = HdfsTestCluster.start(base, 1);
+    }
+
+    @AfterAll
+    static void stopHdfs() {
+        if (hdfs != null) {
+            hdfs.close();
+        }
+    }
+
+    @BeforeEach
+    void directoryPerTest(TestInfo test) {
+        out = hdfs.uri() + "/" + test.getTestMethod().orElseThrow().getName();
+    }
+
+    @Test
+    void committedPartFilesHoldExactlyTheWrittenLinesAndCommitIsIdempotent() throws Exception {
+        List<Event> events = events(0, 20_000);
+        try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 200_000)) {
+            writer.abortLingering();
+            FileTransaction preCommitted = writeAndPreCommit(writer, 1, events);
+            assertThat(visibleFiles()).as("2PC-1").isEmpty();
+
+            writer.commit(preCommitted);
+            // HDFS's rename answers false onto an existing name: a repeated commit must see that it happened.
+            writer.commit(preCommitted);
+            writer.recoverAndCommit(preCommitted);
+
+            assertThat(preCommitted.parts()).hasSizeGreaterThan(1);
+        }
+
+        assertThat(allFiles()).allMatch(name -> name.startsWith("part-0-1-")).noneMatch(name -> name.startsWith("."));
+        assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    @Test
+    void recoveryTakesOverTheLeaseOfADeadWriterAndTruncatesToThePreCommittedLength() throws Exception {
+        List<Event> events = events(0, 1000);
+        TransactionalWriter<Event, FileTransaction> first = process(0, "a1", 0);
+        FileTransaction preCommitted = writeAndPreCommit(first, 7, events);
+        Path inProgress = new Path(preCommitted.parts().get(0).inProgressPath());
+        // Another writer appended bytes no checkpoint holds, made them durable, and died holding the lease.
+        FileSystem dead = hdfs.newClient();
+        FSDataOutputStream appended = dead.append(inProgress);
+        appended.write("99,key-0,0,not committed\n".getBytes(StandardCharsets.UTF_8));
+        appended.hflush();
+        assertThat(hdfs.fileSystem().isFileClosed(inProgress)).isFalse();
+
+        try (TransactionalWriter<Event, FileTransaction> recovered = process(0, "a2", 0)) {
+            recovered.recoverAndCommit(preCommitted);
+            recovered.abortLingering();
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-7-0-a1");
+        assertThat(committedText()).isEqualTo(lines(events));
+        // The dead writer is fenced: its lease is gone.
+        assertThatThrownBy(() -> {
+            appended.write(new byte[] {'x'});
+            appended.hflush();
+            appended.close();
+        }).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void abortLingeringDeletesFilesADeadWriterStillHoldsOpen() throws Exception {
+        TransactionalWriter<Event, FileTransaction> crashed = process(0, "a1", 0);
+        FileTransaction open = crashed.beginTransaction(3);
+        for (Event event : events(0, 100)) {
+            crashed.write(open, event);
+        }
+        // Crash: nothing is closed; the file stays open under the dead writer's lease.
+        assertThat(allFiles()).containsExactly(".part-0-3-0-a1.inprogress");
+
+        try (TransactionalWriter<Event, FileTransaction> recovered = process(0, "a2", 0)) {
+            recovered.recoverAndAbort(open);
+            recovered.abortLingering();
+        }
+
+        assertThat(allFiles()).isEmpty();
+    }
+
+    @Test
+    void aNameNodeRestartBetweenPreCommitAndCommitIsRiddenOut() throws Exception {
+        List<Event> events = events(0, 500);
+        try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 0)) {
+            FileTransaction preCommitted = writeAndPreCommit(writer, 2, events);
+
+            hdfs.restartNameNode();
+
+            writer.commit(preCommitted);
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-2-0-a1");
+        assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    /** A writer with an HDFS client of its own, as a separate process would have. */
+    private TransactionalWriter<Event, FileTransaction> process(int subtask, String attempt, long maxPartBytes)
+            throws Exception {
+        Configuration conf = hdfs.configuration();
+        conf.setBoolean("fs.hdfs.impl.disable.cache", true);
+        FileSystemSink.Builder builder = FileSystemSink.builder(out).configuration(conf);
+        if (maxPartBytes > 0) {
+            builder.maxPartBytes(maxPartBytes);
+        }
+        return builder.build().createWriter(new SinkContext("job", "sink", subtask, 1, 1,
+                attempt.equals("a1") ? OptionalLong.empty() : OptionalLong.of(1), attempt));
+    }
+
+    private static List<Event> events(int from, int to) {
+        return IntStream.range(from, to).mapToObj(i -> new Event(Integer.toString(i), "key-" + i % 3,
+                "payload " + i, 0)).toList();
+    }
+
+    private List<String> allFiles() throws IOException {
+        DistributedFileSystem fs = hdfs.fileSystem();
+        Path dir = new Path(out);
+        if (!fs.exists(dir)) {
+            return List.of();
+        }
+        return Arrays.stream(fs.listStatus(dir)).map(s -> s.getPath().getName()).sorted().toList();
+    }
+
+    private List<String> visibleFiles() throws IOException {
+        return allFiles().stream().filter(name -> !name.startsWith(".")).toList();
+    }
+
+    /** Visible files' contents in name order; part numbers below 10 sort in part order. */
+    private String committedText() throws IOException {
+        StringBuilder text = new StringBuilder();
+        DistributedFileSystem fs = hdfs.fileSystem();
+        for (String name : visibleFiles()) {
+            Path file = new Path(out, name);
+            FileStatus status = fs.getFileStatus(file);
+            byte[] bytes = new byte[(int) status.getLen()];
+            try (var in = fs.open(file)) {
+                in.readFully(0, bytes);
+            }
+            text.append(new String(bytes, StandardCharsets.UTF_8));
+        }
+        return text.toString();
+    }
+}
