@@ -10,23 +10,27 @@ import dev.onceflow.spi.source.Boundedness;
 import dev.onceflow.spi.source.InputStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.IntStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** Drives the file source through the SPI on the real local file system. */
+/**
+ * Drives the file source through the SPI on a real file system; one subclass per file system
+ * (local disk, HDFS). Files are written through Hadoop's API, as the file system's own clients do.
+ */
 @SuppressWarnings("try") // SourceHarness.close() throws Exception, like the SPI it closes.
-class FileSourceTest {
+abstract class FileSourceContract {
 
-    @TempDir
-    Path dir;
+    /** The file system under test. */
+    protected FileSystem fs;
+    /** A fresh, existing, fully qualified directory for the test. */
+    protected Path dir;
 
     @Test
     void boundedSourceReadsEveryVisibleFileOnceAcrossTwoReaders() throws Exception {
@@ -54,7 +58,7 @@ class FileSourceTest {
     @Test
     void linesFormatIdentifiesEachLineByFileNameAndByteOffset() throws Exception {
         // "wörld" is 6 bytes in UTF-8; the last line has no terminator and a bounded source emits it.
-        Files.writeString(dir.resolve("in.txt"), "hello\nwörld\n\nlast", StandardCharsets.UTF_8);
+        write("in.txt", "hello\nwörld\n\nlast");
         FileSource source = FileSource.builder(dir.toString()).format(FileFormat.LINES).build();
 
         try (SourceHarness harness = SourceHarness.start(source, 1)) {
@@ -74,7 +78,7 @@ class FileSourceTest {
                 new Event("3", "k", "say \"\"\n", 1));
         StringBuilder text = new StringBuilder();
         events.forEach(e -> text.append(EventFormat.toLine(e)).append('\n'));
-        Files.writeString(dir.resolve("events"), text);
+        write("events", text.toString());
 
         try (SourceHarness harness = SourceHarness.start(FileSource.builder(dir.toString()).build(), 1)) {
             assertThat(harness.runToEnd()).containsExactlyElementsOf(events);
@@ -150,8 +154,7 @@ class FileSourceTest {
 
     @Test
     void continuousSourceFollowsGrowthAndWaitsForAnUnterminatedLine() throws Exception {
-        Path file = dir.resolve("growing");
-        Files.writeString(file, "1,k,0,p\n2,k,0");
+        write("growing", "1,k,0,p\n2,k,0");
         FileSource source = FileSource.builder(dir.toString()).discoveryInterval(Duration.ofMillis(1)).build();
 
         try (SourceHarness harness = SourceHarness.start(source, 1)) {
@@ -159,20 +162,20 @@ class FileSourceTest {
             assertThat(harness.checkpoint(1).splits()).hasSize(1);
             assertThat(harness.readers.get(0).snapshotState(1)).containsExactly(new FileSplit(fileUri("growing"), 8));
 
-            Files.writeString(file, ",payload\n3,k,0,p\n", StandardOpenOption.APPEND);
+            append("growing", ",payload\n3,k,0,p\n");
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                     .until(() -> harness.runUntilIdle().size() == 3);
 
             assertThat(harness.output).containsExactly(
                     new Event("1", "k", "p", 0), new Event("2", "k", "payload", 0), new Event("3", "k", "p", 0));
             assertThat(harness.readers.get(0).snapshotState(2))
-                    .containsExactly(new FileSplit(fileUri("growing"), Files.size(file)));
+                    .containsExactly(new FileSplit(fileUri("growing"), size("growing")));
         }
     }
 
     @Test
     void corruptEventsLineFailsNamingTheFileAndOffset() throws Exception {
-        Files.writeString(dir.resolve("bad.txt"), "1,k,0,p\nnot an event\n2,k,0,p\n");
+        write("bad.txt", "1,k,0,p\nnot an event\n2,k,0,p\n");
 
         try (SourceHarness harness = SourceHarness.start(FileSource.builder(dir.toString()).build(), 1)) {
             assertThatThrownBy(harness::runToEnd)
@@ -193,17 +196,17 @@ class FileSourceTest {
 
         try (SourceHarness restored = SourceHarness.restore(source, 1, checkpoint)) {
             assertThatThrownBy(restored::runToEnd).isInstanceOf(IOException.class)
-                    .hasMessageContaining("file " + fileUri("a.txt") + " has " + Files.size(dir.resolve("a.txt"))
+                    .hasMessageContaining("file " + fileUri("a.txt") + " has " + size("a.txt")
                             + " bytes but was already read up to byte 1000");
         }
     }
 
     @Test
     void missingDirectoryFailsNamingIt() {
-        FileSource source = FileSource.builder(dir.resolve("absent").toString()).build();
+        FileSource source = FileSource.builder(fileUri("absent")).build();
 
         assertThatThrownBy(() -> SourceHarness.start(source, 1))
-                .hasMessageContaining("cannot list the input directory file:" + dir.resolve("absent"));
+                .hasMessageContaining("cannot list the input directory " + fileUri("absent"));
     }
 
     private List<Event> writeEvents(String fileName, int from, int to) throws IOException {
@@ -211,8 +214,24 @@ class FileSourceTest {
                 .mapToObj(i -> new Event(Integer.toString(i), "key-" + i % 3, "payload-" + i, i % 5)).toList();
         StringBuilder text = new StringBuilder();
         events.forEach(e -> text.append(EventFormat.toLine(e)).append('\n'));
-        Files.writeString(dir.resolve(fileName), text);
+        write(fileName, text.toString());
         return events;
+    }
+
+    private void write(String fileName, String text) throws IOException {
+        try (FSDataOutputStream out = fs.create(new Path(dir, fileName), false)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void append(String fileName, String text) throws IOException {
+        try (FSDataOutputStream out = fs.append(new Path(dir, fileName))) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private long size(String fileName) throws IOException {
+        return fs.getFileStatus(new Path(dir, fileName)).getLen();
     }
 
     private static long bytesOfLines(List<Event> events) {
@@ -220,6 +239,6 @@ class FileSourceTest {
     }
 
     private String fileUri(String fileName) {
-        return "file:" + dir.resolve(fileName);
+        return new Path(dir, fileName).toString();
     }
 }
