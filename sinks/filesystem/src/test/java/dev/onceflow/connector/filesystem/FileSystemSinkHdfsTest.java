@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
+import dev.onceflow.testing.hdfs.HdfsExtension;
 import dev.onceflow.testing.hdfs.HdfsTestCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,12 +22,10 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The filesystem sink on a real HDFS, where what local disk does not have matters: leases held by
@@ -37,26 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
 @SuppressWarnings("try") // TransactionalWriter.close() is declared to throw Exception by the SPI.
 class FileSystemSinkHdfsTest {
 
-    @TempDir
-    static java.nio.file.Path base;
+    @RegisterExtension
+    static final HdfsExtension HDFS = new HdfsExtension(1);
 
-    private static HdfsTestCluster hdfs;
+    private HdfsTestCluster hdfs;
     private String out;
-
-    @BeforeAll
-    static void startHdfs() throws IOException {
-        hdfs = HdfsTestCluster.start(base, 1);
-    }
-
-    @AfterAll
-    static void stopHdfs() {
-        if (hdfs != null) {
-            hdfs.close();
-        }
-    }
 
     @BeforeEach
     void directoryPerTest(TestInfo test) {
+        hdfs = HDFS.cluster();
         out = hdfs.uri() + "/" + test.getTestMethod().orElseThrow().getName();
     }
 
