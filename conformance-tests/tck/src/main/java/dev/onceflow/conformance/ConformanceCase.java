@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.awaitility.Awaitility;
 
 /**
  * One test case in progress: the job file, the runs with their crashes, and the verdict at the
@@ -52,6 +55,22 @@ public final class ConformanceCase {
 
     public JobProcess start(String resume, JobProcess.Faults armed) throws IOException {
         return JobProcess.start(jobFile, resume, armed, log());
+    }
+
+    /**
+     * Starts the job stalling {@code millis} ms at {@code point} when checkpoint {@code checkpoint}
+     * reaches it, and returns once the job stalls there: the moment for a fault on the external
+     * system's side (a server restarted, a node killed). Fails with the job's log if it ends first.
+     */
+    public JobProcess startStalledAt(String point, int checkpoint, long millis) throws Exception {
+        JobProcess job = start("latest", new JobProcess.Faults(null, point + "@" + checkpoint + "=" + millis));
+        String stalling = "fault point " + point + " reached, stalling";
+        Awaitility.await("the job stalls at " + point + " of checkpoint " + checkpoint)
+                .atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
+                .until(() -> Files.readString(log()).contains(stalling) || !job.isAlive());
+        assertThat(Files.readString(log())).as("[%s] the job should stall at %s of checkpoint %d; log:%n%s", name,
+                point, checkpoint, job.tail()).contains(stalling);
+        return job;
     }
 
     /**

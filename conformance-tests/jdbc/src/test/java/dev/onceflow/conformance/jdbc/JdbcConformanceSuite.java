@@ -42,15 +42,11 @@ abstract class JdbcConformanceSuite extends SinkConformanceSuite {
     @Test
     void database_serverRestartBetweenPrepareAndCommit() throws Exception {
         ConformanceCase c = newCase("database_serverRestartBetweenPrepareAndCommit", true);
-        String stall = FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@3";
-        JobProcess job = c.start("latest", new JobProcess.Faults(null, stall + "=8000"));
-        Awaitility.await("the job stalls after checkpoint 3 completed").atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> Files.readString(c.log()).contains("fault point "
-                        + FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + " reached, stalling"));
+        JobProcess job = c.startStalledAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 8000);
         database().restart();
         int status = job.await(5);
-        c.countCrash("database restarted at " + stall + " (job exit " + status + ")");
+        c.countCrash("database restarted at " + FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY
+                + "@3 (job exit " + status + ")");
         c.finish();
         c.assertExactlyOnce(Rule.EO_1);
     }

@@ -74,8 +74,7 @@ abstract class KafkaSinkConformanceSuite extends SinkConformanceSuite {
     void broker_killedBetweenPreCommitAndCommit() throws Exception {
         ConformanceCase c = newCase("broker_killedBetweenPreCommitAndCommit", true);
         // A short stall: the sinks are told to commit while the broker is still down or restarting.
-        JobProcess job = c.start("latest", new JobProcess.Faults(null, STALL + "=2000"));
-        awaitStall(c, job);
+        JobProcess job = c.startStalledAt(STALL_POINT, 3, 2000);
         fixture().broker().kill();
         fixture().broker().restart();
         int status = job.await(5);
@@ -98,8 +97,7 @@ abstract class KafkaSinkConformanceSuite extends SinkConformanceSuite {
         // The checkpoint timeout must stay below the transaction timeout, or the exactly-once sink
         // refuses to start (SinkContext.maxCommitWait: checkpoint timeout plus restart delays).
         c.use(c.spec().withTimeout("3s").withSinkOption("transaction-timeout", TRANSACTION_TIMEOUT.toSeconds() + "s"));
-        JobProcess job = c.start("latest", new JobProcess.Faults(null, STALL + "=120000"));
-        awaitStall(c, job);
+        JobProcess job = c.startStalledAt(STALL_POINT, 3, 120_000);
         List<String> open = fixture().transactions(c.destination()).entrySet().stream()
                 .filter(t -> t.getValue() == TransactionState.ONGOING).map(Map.Entry::getKey).toList();
         job.kill();
@@ -140,15 +138,5 @@ abstract class KafkaSinkConformanceSuite extends SinkConformanceSuite {
                     + verdict.describe() + "\n  check: " + Rule.TWO_PC_5.hint() + "\n  job log: " + c.log()
                     + "\n" + resumed.tail());
         }
-    }
-
-    /** Waits until the job stalls at {@link #STALL}; fails with its log if it ends first. */
-    private static void awaitStall(ConformanceCase c, JobProcess job) throws Exception {
-        String stalling = "fault point " + STALL_POINT + " reached, stalling";
-        Awaitility.await("the job stalls after checkpoint 3 completed").atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> Files.readString(c.log()).contains(stalling) || !job.isAlive());
-        assertThat(Files.readString(c.log())).as("[%s] the job should stall at %s; log:%n%s", c.destination().name(),
-                STALL, job.tail()).contains(stalling);
     }
 }

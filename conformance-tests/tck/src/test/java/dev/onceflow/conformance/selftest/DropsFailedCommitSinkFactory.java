@@ -29,7 +29,7 @@ public final class DropsFailedCommitSinkFactory extends BrokenSinkFactory {
             @Override
             public void commit(FileTransaction transaction) throws Exception {
                 if (transaction.length() > 0 && COMMITS.incrementAndGet() == 2) {
-                    Files.deleteIfExists(localPath(transaction.inProgressPath()));
+                    Files.deleteIfExists(localPath(transaction.parts().get(0).inProgressPath()));
                     return;
                 }
                 real.commit(transaction);

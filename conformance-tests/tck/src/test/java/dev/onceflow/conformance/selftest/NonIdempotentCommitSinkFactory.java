@@ -42,7 +42,7 @@ public final class NonIdempotentCommitSinkFactory extends BrokenSinkFactory {
     }
 
     private static boolean publishAgainIfCommitted(FileTransaction transaction) throws Exception {
-        Path committed = localPath(transaction.finalPath());
+        Path committed = localPath(transaction.parts().get(0).finalPath());
         if (transaction.length() == 0 || !Files.exists(committed)) {
             return false;
         }

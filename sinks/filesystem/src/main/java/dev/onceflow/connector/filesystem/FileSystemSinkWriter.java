@@ -18,6 +18,10 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.server.namenode.SafeModeException;
+import org.apache.hadoop.ipc.RemoteException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the part files of one checkpoint and subtask (one, or more when the rolling policy closes
@@ -29,6 +33,10 @@ import org.apache.hadoop.fs.Path;
  * can tell a finished commit (final file present) from lost data (neither file present).
  */
 final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTransaction> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileSystemSinkWriter.class);
+    /** What the name node throws for changes while in safe mode; remote, so matched by class name. */
+    private static final String SAFE_MODE_EXCEPTION = SafeModeException.class.getName();
 
     /** Pause between polls of the HDFS block or lease recovery that truncate and commit may wait for. */
     private static final long RECOVERY_POLL_MILLIS = 100;
@@ -111,7 +119,34 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     private void commitPreCommitted(FileTransaction transaction) throws IOException {
         for (PartFile part : transaction.parts()) {
             if (part.length() > 0) {
+                commitPartOutsideSafeMode(part);
+            }
+        }
+    }
+
+    /**
+     * Commits {@code part}, waiting (up to the recovery timeout) while the name node is in safe
+     * mode, where it refuses every change. A restarted name node stays there until enough data
+     * nodes reported their blocks (30 s and more on real clusters): far longer than the runtime's
+     * commit retries, which would fail the job for a pause that needs no recovery.
+     */
+    private void commitPartOutsideSafeMode(PartFile part) throws IOException {
+        long deadline = deadline();
+        boolean logged = false;
+        while (true) {
+            try {
                 commitPart(part);
+                return;
+            } catch (RemoteException e) {
+                if (!SAFE_MODE_EXCEPTION.equals(e.getClassName()) || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                if (!logged) {
+                    LOG.info("Name node in safe mode; commit of {} waits up to {} for it to leave", part.finalPath(),
+                            recoveryTimeout);
+                    logged = true;
+                }
+                pause();
             }
         }
     }
@@ -205,7 +240,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
             Thread.sleep(RECOVERY_POLL_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for HDFS recovery");
+            throw new InterruptedIOException("interrupted while waiting for HDFS");
         }
     }
 

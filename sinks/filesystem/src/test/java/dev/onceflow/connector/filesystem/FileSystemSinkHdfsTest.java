@@ -4,6 +4,7 @@ import static dev.onceflow.connector.filesystem.WriterCalls.lines;
 import static dev.onceflow.connector.filesystem.WriterCalls.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
@@ -12,15 +13,20 @@ import dev.onceflow.testing.hdfs.HdfsExtension;
 import dev.onceflow.testing.hdfs.HdfsTestCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.SafeModeAction;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -126,6 +132,32 @@ class FileSystemSinkHdfsTest {
         }
 
         assertThat(allFiles()).containsExactly("part-0-2-0-a1");
+        assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    @Test
+    void commitWaitsWhileTheNameNodeIsInSafeMode() throws Exception {
+        List<Event> events = events(0, 100);
+        try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 0)) {
+            FileTransaction preCommitted = writeAndPreCommit(writer, 5, events);
+            hdfs.fileSystem().setSafeMode(SafeModeAction.ENTER);
+            CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+                try {
+                    writer.commit(preCommitted);
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            try {
+                await("the commit waits, neither failing nor renaming").during(Duration.ofSeconds(1))
+                        .atMost(Duration.ofSeconds(2)).until(() -> !commit.isDone() && visibleFiles().isEmpty());
+            } finally {
+                hdfs.fileSystem().setSafeMode(SafeModeAction.LEAVE);
+            }
+            commit.get(30, TimeUnit.SECONDS);
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-5-0-a1");
         assertThat(committedText()).isEqualTo(lines(events));
     }
 
