@@ -73,6 +73,29 @@ public final class ConformanceCase {
         return job;
     }
 
+    /** A fault on the external system's side, such as a server restart. */
+    @FunctionalInterface
+    public interface ExternalFault {
+        void inject() throws Exception;
+    }
+
+    /**
+     * EO-1 across a fault on the external system's side, injected while the job stalls at
+     * {@code point} of checkpoint {@code checkpoint} (see {@link #startStalledAt}): the job must
+     * ride it out or fail over and recover, and the case must end exactly-once.
+     *
+     * @param what the fault, as the report names it ("database restarted")
+     */
+    public Verdict assertExactlyOnceAcross(String what, String point, int checkpoint, long stallMillis,
+            ExternalFault fault) throws Exception {
+        JobProcess job = startStalledAt(point, checkpoint, stallMillis);
+        fault.inject();
+        int status = job.await(5);
+        countCrash(what + " at " + point + "@" + checkpoint + " (job exit " + status + ")");
+        finish();
+        return assertExactlyOnce(Rule.EO_1);
+    }
+
     /**
      * Runs the job with {@code point} armed and expects the JVM to halt there. If the job ends
      * without reaching it, the point is not on this connector's path: the fault is reported as not

@@ -1,5 +1,9 @@
 package dev.onceflow.spi.factory;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -46,6 +50,27 @@ public final class OptionDocs {
                     + " where the options table goes");
         }
         return document.substring(0, begin + BEGIN.length()) + "\n" + markdownTable(options) + document.substring(end);
+    }
+
+    /**
+     * Checks that the options table of the page {@code page} is {@link #withTable generated} from
+     * {@code options}, for a connector's docs test. With the system property
+     * {@code onceflow.docs.update=true} it rewrites an outdated table instead.
+     *
+     * @throws AssertionError if the table is out of date, naming the page and how to regenerate it
+     */
+    public static void checkPage(Path page, List<Option<?>> options) throws IOException {
+        String text = Files.readString(page, StandardCharsets.UTF_8);
+        String expected = withTable(text, options);
+        if (expected.equals(text)) {
+            return;
+        }
+        if (Boolean.getBoolean("onceflow.docs.update")) {
+            Files.writeString(page, expected, StandardCharsets.UTF_8);
+            return;
+        }
+        throw new AssertionError(page.normalize() + ": the options table is out of date; regenerate it by running "
+                + "this test with -Donceflow.docs.update=true");
     }
 
     private static final String BEGIN = "<!-- options:begin -->";

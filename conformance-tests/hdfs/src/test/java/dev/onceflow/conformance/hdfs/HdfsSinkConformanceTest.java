@@ -40,14 +40,8 @@ class HdfsSinkConformanceTest extends SinkConformanceSuite {
      */
     @Test
     void hdfs_nameNodeRestartBetweenPreCommitAndCommit() throws Exception {
-        ConformanceCase c = newCase("hdfs_nameNodeRestartBetweenPreCommitAndCommit", true);
-        JobProcess job = c.startStalledAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 2000);
-        fixture().cluster().restartNameNode();
-        int status = job.await(5);
-        c.countCrash("name node restarted at " + FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY
-                + "@3 (job exit " + status + ")");
-        c.finish();
-        c.assertExactlyOnce(Rule.EO_1);
+        newCase("hdfs_nameNodeRestartBetweenPreCommitAndCommit", true).assertExactlyOnceAcross("name node restarted",
+                FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 2000, () -> fixture().cluster().restartNameNode());
     }
 
     /**

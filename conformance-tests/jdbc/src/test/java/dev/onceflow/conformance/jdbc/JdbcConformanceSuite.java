@@ -8,7 +8,6 @@ import dev.onceflow.conformance.Rule;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
 import dev.onceflow.runtime.fault.FaultPoints;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -41,14 +40,8 @@ abstract class JdbcConformanceSuite extends SinkConformanceSuite {
      */
     @Test
     void database_serverRestartBetweenPrepareAndCommit() throws Exception {
-        ConformanceCase c = newCase("database_serverRestartBetweenPrepareAndCommit", true);
-        JobProcess job = c.startStalledAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 8000);
-        database().restart();
-        int status = job.await(5);
-        c.countCrash("database restarted at " + FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY
-                + "@3 (job exit " + status + ")");
-        c.finish();
-        c.assertExactlyOnce(Rule.EO_1);
+        newCase("database_serverRestartBetweenPrepareAndCommit", true).assertExactlyOnceAcross("database restarted",
+                FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 8000, () -> database().restart());
     }
 
     /**
