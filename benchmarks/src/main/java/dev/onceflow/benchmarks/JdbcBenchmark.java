@@ -24,7 +24,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -109,7 +108,8 @@ public final class JdbcBenchmark {
             JdbcBenchmark benchmark = new JdbcBenchmark(rows, rounds, configs, postgres, root);
             Map<Config, List<Double>> results = benchmark.runAll();
             System.out.println();
-            System.out.print(report(results, rows));
+            System.out.print(benchmark.rounds().report(results, Config.RAW, Config.EXACTLY_ONCE, TARGET_RATIO,
+                    "exactly-once at 1 s"));
         } finally {
             EndToEndBenchmark.deleteRecursively(root);
         }
@@ -121,18 +121,7 @@ public final class JdbcBenchmark {
                 + "baseline: a plain program COPYing the same rows%n", KEYS, PAYLOAD_SIZE, PARALLELISM);
         System.out.printf(Locale.ROOT, "rows per run %,d, rounds %d (after 1 warm-up round); Java %s on %d processors%n",
                 rows, rounds, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        for (Config config : configs) {
-            printRun("warm-up", config, runOnce(config));
-        }
-        Map<Config, List<Double>> results = new EnumMap<>(Config.class);
-        for (int round = 1; round <= rounds; round++) {
-            for (Config config : configs) {
-                double perSecond = runOnce(config);
-                results.computeIfAbsent(config, c -> new ArrayList<>()).add(perSecond);
-                printRun("round " + round, config, perSecond);
-            }
-        }
-        return results;
+        return rounds().run(rounds, this::runOnce);
     }
 
     /** One run into a fresh table; returns rows per second, after checking the table holds exactly the rows. */
@@ -220,38 +209,8 @@ public final class JdbcBenchmark {
         return DriverManager.getConnection(url(), "postgres", "");
     }
 
-    private static void printRun(String phase, Config config, double perSecond) {
-        System.out.printf(Locale.ROOT, "  %-8s %-26s %,12.0f rows/s%n", phase, config.label, perSecond);
+    private InterleavedRounds<Config> rounds() {
+        return new InterleavedRounds<>(configs, c -> c.label, "rows");
     }
 
-    static String report(Map<Config, List<Double>> results, long rows) {
-        StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "rows per second (%,d rows per run; ratio = median / median of raw COPY)%n",
-                rows));
-        String header = String.format(Locale.ROOT, "%-26s %s %13s %8s", "config",
-                results.values().stream().findFirst().map(l -> {
-                    StringBuilder h = new StringBuilder();
-                    for (int i = 1; i <= l.size(); i++) {
-                        h.append(String.format(Locale.ROOT, " %12s", "round " + i));
-                    }
-                    return h.toString();
-                }).orElse(""), "median", "ratio");
-        out.append(header).append('\n').append("-".repeat(header.length())).append('\n');
-        double baseline = results.containsKey(Config.RAW) ? BenchmarkArgs.median(results.get(Config.RAW)) : Double.NaN;
-        for (Map.Entry<Config, List<Double>> entry : results.entrySet()) {
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-26s ", entry.getKey().label));
-            for (double value : entry.getValue()) {
-                line.append(String.format(Locale.ROOT, " %,12.0f", value));
-            }
-            double median = BenchmarkArgs.median(entry.getValue());
-            line.append(String.format(Locale.ROOT, " %,13.0f %8.3f", median, median / baseline));
-            out.append(line).append('\n');
-        }
-        if (results.containsKey(Config.RAW) && results.containsKey(Config.EXACTLY_ONCE)) {
-            double ratio = BenchmarkArgs.median(results.get(Config.EXACTLY_ONCE)) / baseline;
-            out.append(String.format(Locale.ROOT, "%nTarget: exactly-once at 1 s >= %.2f x raw COPY: %s (ratio %.3f)%n",
-                    TARGET_RATIO, ratio >= TARGET_RATIO ? "MET" : "NOT MET", ratio));
-        }
-        return out.toString();
-    }
 }

@@ -1,0 +1,221 @@
+package dev.onceflow.benchmarks;
+
+import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.connector.datagen.EventGenerator;
+import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.execution.JobClient;
+import dev.onceflow.runtime.execution.JobResult;
+import dev.onceflow.spi.record.EventFormat;
+import dev.onceflow.testing.hdfs.HdfsTestCluster;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * Throughput of {@code datagen -> filesystem sink} onto a real HDFS with 1 s exactly-once
+ * checkpoints, against a plain program writing the same bytes to HDFS, in the same run.
+ *
+ * <p>The HDFS is a MiniDFSCluster (one name node, one data node) in this JVM, started by the
+ * benchmark. The plain program writes with as many threads as the job has subtasks, one file
+ * each, through a 64 KiB buffer, and makes its files durable with {@code hsync} before closing,
+ * as pre-commit does: the job's extra work is checkpointing, one file per subtask and second, and
+ * the renames. Every run writes into a fresh directory that must end up holding exactly the
+ * expected number of bytes in visible files and no hidden ones, or the benchmark fails.
+ * Configurations run interleaved after a warm-up round; medians summarize the rounds.
+ *
+ * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
+ * 20,000,000), {@code rounds} (default 3), {@code configs} (default {@code raw,eo}; {@code off} adds
+ * the job without periodic checkpoints, which separates the runtime's cost from checkpointing's).
+ */
+public final class HdfsBenchmark {
+
+    static final int PARALLELISM = 2;
+    static final int KEYS = 1000;
+    static final int PAYLOAD_SIZE = 16;
+    /** The target: the sink at 1 s checkpoints keeps at least 0.9 of the plain program's throughput. */
+    static final double TARGET_RATIO = 0.9;
+
+    /** The configurations compared; the first is the baseline of every ratio. */
+    enum Config {
+        RAW("raw", "plain HDFS writer, 2 threads", null),
+        EXACTLY_ONCE("eo", "filesystem sink, EO 1 s", Duration.ofSeconds(1)),
+        /** The job without periodic checkpoints (only the final one): what the runtime alone costs. */
+        NO_CHECKPOINTS("off", "filesystem sink, checkpoints off", Duration.ZERO);
+
+        final String shortName;
+        final String label;
+        final Duration interval;
+
+        Config(String shortName, String label, Duration interval) {
+            this.shortName = shortName;
+            this.label = label;
+            this.interval = interval;
+        }
+    }
+
+    private final long rows;
+    private final int rounds;
+    private final List<Config> configs;
+    private final HdfsTestCluster hdfs;
+    private final Path checkpointRoot;
+    private final long expectedBytes;
+    private int runCounter;
+
+    HdfsBenchmark(long rows, int rounds, List<Config> configs, HdfsTestCluster hdfs, Path checkpointRoot) {
+        this.rows = rows;
+        this.rounds = rounds;
+        this.configs = configs;
+        this.hdfs = hdfs;
+        this.checkpointRoot = checkpointRoot;
+        EventGenerator generator = new EventGenerator(KEYS, PAYLOAD_SIZE);
+        long bytes = 0;
+        for (long sequence = 0; sequence < rows; sequence++) {
+            bytes += line(generator, sequence).length;
+        }
+        this.expectedBytes = bytes;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> values = BenchmarkArgs.parse("HdfsBenchmark", args, List.of("rows", "rounds", "configs"),
+                "rows=<n>, rounds=<n>, configs=<raw,eo,off>");
+        long rows = Long.parseLong(values.getOrDefault("rows", "20000000").replace("_", ""));
+        int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
+        List<Config> configs = new ArrayList<>();
+        for (String name : values.getOrDefault("configs", "raw,eo").split(",")) {
+            configs.add(Arrays.stream(Config.values()).filter(c -> c.shortName.equals(name.trim())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("configs: unknown '" + name
+                            + "'; accepted: raw, eo, off")));
+        }
+        if (rows < 1 || rounds < 1) {
+            System.err.println("HdfsBenchmark: rows and rounds must be >= 1");
+            System.exit(2);
+        }
+        Path root = Files.createTempDirectory("onceflow-hdfs-benchmark-");
+        try (HdfsTestCluster hdfs = HdfsTestCluster.start(root.resolve("dfs"), 1)) {
+            HdfsBenchmark benchmark = new HdfsBenchmark(rows, rounds, configs, hdfs, root.resolve("checkpoints"));
+            Map<Config, List<Double>> results = benchmark.runAll();
+            System.out.println();
+            System.out.print(benchmark.rounds().report(results, Config.RAW, Config.EXACTLY_ONCE, TARGET_RATIO,
+                    "the filesystem sink at 1 s"));
+        } finally {
+            EndToEndBenchmark.deleteRecursively(root);
+        }
+    }
+
+    Map<Config, List<Double>> runAll() throws Exception {
+        System.out.printf(Locale.ROOT, "Onceflow HDFS benchmark: datagen(keys=%d, payload=%d, parallelism %d) -> "
+                + "filesystem sink on HDFS (MiniDFSCluster, 1 data node), checkpoints every 1 s; "
+                + "baseline: a plain program writing the same bytes with %d threads%n", KEYS, PAYLOAD_SIZE,
+                PARALLELISM, PARALLELISM);
+        System.out.printf(Locale.ROOT, "rows per run %,d (%,d bytes), rounds %d (after 1 warm-up round); Java %s on %d "
+                + "processors%n", rows, expectedBytes, rounds, System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors());
+        return rounds().run(rounds, this::runOnce);
+    }
+
+    /** One run into a fresh directory; returns rows per second, after checking the directory's bytes. */
+    double runOnce(Config config) throws Exception {
+        String directory = hdfs.uri() + "/bench-" + config.shortName + "-" + (++runCounter);
+        System.gc();
+        long start = System.nanoTime();
+        if (config == Config.RAW) {
+            rawWrite(directory);
+        } else {
+            runJob(config, directory);
+        }
+        long nanos = System.nanoTime() - start;
+        verify(config, directory);
+        hdfs.fileSystem().delete(new org.apache.hadoop.fs.Path(directory), true);
+        return rows * 1e9 / nanos;
+    }
+
+    /** The baseline: one thread and one file per subtask's share, synced once at the end. */
+    private void rawWrite(String directory) throws Exception {
+        FileSystem fs = hdfs.fileSystem();
+        ExecutorService threads = Executors.newFixedThreadPool(PARALLELISM);
+        try {
+            List<Future<Void>> writers = new ArrayList<>();
+            for (int t = 0; t < PARALLELISM; t++) {
+                int thread = t;
+                writers.add(threads.submit(() -> {
+                    EventGenerator generator = new EventGenerator(KEYS, PAYLOAD_SIZE);
+                    try (FSDataOutputStream file = fs.create(new org.apache.hadoop.fs.Path(directory, "raw-" + thread),
+                            false)) {
+                        OutputStream out = new BufferedOutputStream(file, 64 * 1024);
+                        for (long sequence = thread; sequence < rows; sequence += PARALLELISM) {
+                            out.write(line(generator, sequence));
+                        }
+                        out.flush();
+                        file.hsync();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<Void> writer : writers) {
+                writer.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private void runJob(Config config, String directory) throws Exception {
+        StreamEnvironment env = StreamEnvironment.create()
+                .setParallelism(PARALLELISM)
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(config.interval)
+                        .withDirectory(checkpointRoot));
+        env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
+                        "datagen").uid("datagen")
+                .sinkTo(FileSystemSink.builder(directory).configuration(hdfs.configuration()).build()).uid("hdfs");
+        JobClient client = env.executeAsync("hdfs-" + runCounter);
+        JobResult result = client.result().get();
+        if (result.status() != JobResult.Status.FINISHED || result.restarts() != 0) {
+            throw new IllegalStateException("benchmark job into " + directory + " ended " + result.status() + " after "
+                    + result.restarts() + " restarts; the throughput would be meaningless");
+        }
+        EndToEndBenchmark.deleteRecursively(client.jobDirectory());
+    }
+
+    /** Visible files must hold exactly the expected bytes, and no hidden (in-progress) file may be left. */
+    private void verify(Config config, String directory) throws IOException {
+        long visible = 0;
+        List<String> hidden = new ArrayList<>();
+        for (FileStatus file : hdfs.fileSystem().listStatus(new org.apache.hadoop.fs.Path(directory))) {
+            if (file.getPath().getName().startsWith(".")) {
+                hidden.add(file.getPath().getName());
+            } else {
+                visible += file.getLen();
+            }
+        }
+        if (visible != expectedBytes || !hidden.isEmpty()) {
+            throw new IllegalStateException(config.label + " left " + visible + " bytes in visible files and hidden "
+                    + "files " + hidden + " in " + directory + "; expected exactly " + expectedBytes + " bytes and none");
+        }
+    }
+
+    private static byte[] line(EventGenerator generator, long sequence) {
+        return (EventFormat.toLine(generator.eventAt(sequence)) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private InterleavedRounds<Config> rounds() {
+        return new InterleavedRounds<>(configs, c -> c.label, "rows");
+    }
+
+}

@@ -1,0 +1,89 @@
+package dev.onceflow.benchmarks;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * How the connector benchmarks measure: one warm-up run of every configuration (not counted),
+ * then rounds that run every configuration once, interleaved, so drift in the machine hits all of
+ * them alike; medians summarize the rounds, and ratios compare them with a baseline measured in
+ * the same run.
+ *
+ * @param <C> a configuration
+ */
+final class InterleavedRounds<C> {
+
+    /** One run of a configuration, returning its throughput per second. */
+    @FunctionalInterface
+    interface Run<C> {
+        double perSecond(C config) throws Exception;
+    }
+
+    private final List<C> configs;
+    private final Function<C, String> label;
+    private final String unit;
+
+    /** {@code unit} names what is counted per second ("rows", "records"). */
+    InterleavedRounds(List<C> configs, Function<C, String> label, String unit) {
+        this.configs = List.copyOf(configs);
+        this.label = label;
+        this.unit = unit;
+    }
+
+    /** Runs the warm-up round and {@code rounds} counted rounds, printing each run; returns the counted ones. */
+    Map<C, List<Double>> run(int rounds, Run<C> run) throws Exception {
+        for (C config : configs) {
+            print("warm-up", config, run.perSecond(config));
+        }
+        Map<C, List<Double>> results = new LinkedHashMap<>();
+        for (int round = 1; round <= rounds; round++) {
+            for (C config : configs) {
+                double perSecond = run.perSecond(config);
+                results.computeIfAbsent(config, c -> new ArrayList<>()).add(perSecond);
+                print("round " + round, config, perSecond);
+            }
+        }
+        return results;
+    }
+
+    /**
+     * The table of every round, the median and its ratio to {@code baseline}'s median, then whether
+     * {@code subject} reached {@code target} times the baseline, described as {@code targetText}.
+     */
+    String report(Map<C, List<Double>> results, C baseline, C subject, double target, String targetText) {
+        StringBuilder out = new StringBuilder();
+        int width = configs.stream().mapToInt(c -> label.apply(c).length()).max().orElse(6) + 2;
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-" + width + "s", "config"));
+        int rounds = results.values().stream().findFirst().map(List::size).orElse(0);
+        for (int i = 1; i <= rounds; i++) {
+            header.append(String.format(Locale.ROOT, " %12s", "round " + i));
+        }
+        header.append(String.format(Locale.ROOT, " %13s %8s", "median", "ratio"));
+        out.append(unit).append(" per second (ratio = median / median of ").append(label.apply(baseline)).append(")\n");
+        out.append(header).append('\n').append("-".repeat(header.length())).append('\n');
+        double base = results.containsKey(baseline) ? BenchmarkArgs.median(results.get(baseline)) : Double.NaN;
+        for (Map.Entry<C, List<Double>> entry : results.entrySet()) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-" + width + "s", label.apply(entry.getKey())));
+            for (double value : entry.getValue()) {
+                line.append(String.format(Locale.ROOT, " %,12.0f", value));
+            }
+            double median = BenchmarkArgs.median(entry.getValue());
+            line.append(String.format(Locale.ROOT, " %,13.0f %8.3f", median, median / base));
+            out.append(line).append('\n');
+        }
+        if (results.containsKey(baseline) && results.containsKey(subject)) {
+            double ratio = BenchmarkArgs.median(results.get(subject)) / base;
+            out.append(String.format(Locale.ROOT, "%nTarget: %s >= %.2f x %s: %s (ratio %.3f)%n", targetText, target,
+                    label.apply(baseline), ratio >= target ? "MET" : "NOT MET", ratio));
+        }
+        return out.toString();
+    }
+
+    private void print(String phase, C config, double perSecond) {
+        System.out.printf(Locale.ROOT, "  %-8s %-32s %,12.0f %s/s%n", phase, label.apply(config), perSecond, unit);
+    }
+}
