@@ -69,8 +69,8 @@ public interface CheckpointFileSystem {
                 return provider;
             }
         }
-        throw new IllegalArgumentException("no checkpoint storage for '" + location
-                + "': put onceflow-checkpoint-storage-hadoop on the class path");
+        throw new IllegalArgumentException("no checkpoint storage for '" + location + "': nothing on the class path serves '"
+                + location.uri().getScheme() + ":' (for hdfs: put onceflow-checkpoint-storage-hadoop on the class path)");
     }
 
     /**

@@ -91,7 +91,7 @@ class JobFileLoaderTest {
                 "dir: hdfs://namenode:8020/checkpoints"));
 
         assertThat(message).endsWith(": checkpoints.dir: no checkpoint storage for 'hdfs://namenode:8020/checkpoints': "
-                + "put onceflow-checkpoint-storage-hadoop on the class path");
+                + "nothing on the class path serves 'hdfs:' (for hdfs: put onceflow-checkpoint-storage-hadoop on the class path)");
     }
 
     @Test
