@@ -1,6 +1,7 @@
 package dev.onceflow.checkpoint.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.conformance.CommittedFiles;
 import dev.onceflow.conformance.JobProcess;
@@ -8,16 +9,21 @@ import dev.onceflow.conformance.JobSpec;
 import dev.onceflow.conformance.Verdict;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.cli.OnceflowCli;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The CLI's job (datagen -> count-by-key -> filesystem sink) with {@code checkpoints.dir} on a
@@ -76,6 +82,40 @@ class HdfsCheckpointRecoveryTest {
         assertThat(verdict.committedRecords()).isEqualTo(rows);
         assertThat(storage.latestValid().orElseThrow().checkpointId()).as("the final checkpoint of bounded input")
                 .isGreaterThan(3);
+    }
+
+    /** {@code onceflow savepoint <hdfs job directory> --stop}, then {@code run --resume <hdfs savepoint>}. */
+    @Test
+    void aStopWithSavepointOnHdfsResumesExactlyOnce(@TempDir Path dir) throws Exception {
+        long rows = 20_000;
+        JobSpec spec = job(dir, "savepoint", rows, 4_000);
+        Path job = dir.resolve("job.yaml");
+        Path log = dir.resolve("child.log");
+        JobProcess running = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        org.apache.hadoop.fs.Path control = new org.apache.hadoop.fs.Path(spec.jobDirectory().resolve("_control.json").uri());
+        await().atMost(Duration.ofMinutes(1)).until(() -> HDFS.cluster().fileSystem().exists(control)
+                && !CommittedFiles.read(dir.resolve("output")).isEmpty());
+
+        StringWriter out = new StringWriter();
+        int status = new CommandLine(new OnceflowCli()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
+                .execute("savepoint", spec.jobDirectory().toString(), "--stop");
+
+        assertThat(status).as("savepoint command: %s; job log:\n%s", out, running.tail()).isZero();
+        assertThat(running.await(2)).as("stopped with a savepoint; log:\n%s", running.tail()).isZero();
+        String printed = out.toString().trim();
+        CheckpointLocation savepoint = CheckpointLocation.of(
+                printed.substring("Savepoint written to ".length(), printed.indexOf(';')));
+        assertThat(savepoint.parent()).isEqualTo(spec.jobDirectory());
+        assertThat(savepoint.name()).startsWith("savepoint-");
+        assertThat(verdict(dir, rows).committedRecords()).as("stopped mid-run").isLessThan(rows);
+
+        JobProcess resumed = JobProcess.start(job, savepoint.toString(), JobProcess.Faults.NONE, log);
+        assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
+
+        Verdict verdict = verdict(dir, rows);
+        assertThat(verdict.exactlyOnce()).as(verdict.describe()).isTrue();
+        assertThat(verdict.committedRecords()).isEqualTo(rows);
+        assertThat(HDFS.cluster().fileSystem().exists(control)).as("_control.json removed when the job ends").isFalse();
     }
 
     /** Rule EO-1 with the checkpoints on HDFS: SIGKILLs at random moments lose and duplicate nothing. */
