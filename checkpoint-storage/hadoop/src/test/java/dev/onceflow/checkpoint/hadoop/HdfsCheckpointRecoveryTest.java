@@ -51,6 +51,16 @@ class HdfsCheckpointRecoveryTest {
         return spec;
     }
 
+    /** {@code onceflow run dir/job.yaml --resume <resume>} in a child JVM, logging to {@code dir/child.log}. */
+    private static JobProcess start(Path dir, String resume, JobProcess.Faults faults) throws IOException {
+        return JobProcess.start(dir.resolve("job.yaml"), resume, faults, dir.resolve("child.log"));
+    }
+
+    /** What every run of the job in {@code dir} logged. */
+    private static String childLog(Path dir) throws IOException {
+        return Files.readString(dir.resolve("child.log"), StandardCharsets.UTF_8);
+    }
+
     private static Verdict verdict(Path dir, long rows) throws IOException {
         Path output = dir.resolve("output");
         return Verdict.of(Verdict.datagenInput(rows, KEYS), CommittedFiles.read(output), CommittedFiles.inProgress(output));
@@ -60,11 +70,9 @@ class HdfsCheckpointRecoveryTest {
     void aJobHaltedMidCheckpointResumesFromItsNewestCompleteHdfsCheckpoint(@TempDir Path dir) throws Exception {
         long rows = 20_000;
         JobSpec spec = job(dir, "halted", rows, 5_000);
-        Path job = dir.resolve("job.yaml");
-        Path log = dir.resolve("child.log");
 
-        JobProcess crashed = JobProcess.start(job, "latest",
-                JobProcess.Faults.haltAt(FaultPoints.COORDINATOR_BEFORE_METADATA + "@3"), log);
+        JobProcess crashed = start(dir, "latest",
+                JobProcess.Faults.haltAt(FaultPoints.COORDINATOR_BEFORE_METADATA + "@3"));
         assertThat(crashed.await(2)).as("log:\n%s", crashed.tail()).isEqualTo(FaultPoints.HALT_EXIT_CODE);
 
         CheckpointStorage storage = new CheckpointStorage(spec.jobDirectory());
@@ -72,10 +80,10 @@ class HdfsCheckpointRecoveryTest {
                 .extracting(l -> l.id() + " " + l.status()).containsExactly("1 COMPLETE", "2 COMPLETE", "3 INCOMPLETE");
         assertThat(verdict(dir, rows).committedRecords()).as("committed before the crash").isLessThan(rows);
 
-        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        JobProcess resumed = start(dir, "latest", JobProcess.Faults.NONE);
         assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
 
-        assertThat(Files.readString(log, StandardCharsets.UTF_8))
+        assertThat(childLog(dir))
                 .contains("Restoring job conformance from " + spec.jobDirectory().resolve("chk-2") + " (checkpoint 2)");
         Verdict verdict = verdict(dir, rows);
         assertThat(verdict.exactlyOnce()).as(verdict.describe()).isTrue();
@@ -89,9 +97,7 @@ class HdfsCheckpointRecoveryTest {
     void aStopWithSavepointOnHdfsResumesExactlyOnce(@TempDir Path dir) throws Exception {
         long rows = 20_000;
         JobSpec spec = job(dir, "savepoint", rows, 4_000);
-        Path job = dir.resolve("job.yaml");
-        Path log = dir.resolve("child.log");
-        JobProcess running = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        JobProcess running = start(dir, "latest", JobProcess.Faults.NONE);
         org.apache.hadoop.fs.Path control = new org.apache.hadoop.fs.Path(spec.jobDirectory().resolve("_control.json").uri());
         await().atMost(Duration.ofMinutes(1)).until(() -> HDFS.cluster().fileSystem().exists(control)
                 && !CommittedFiles.read(dir.resolve("output")).isEmpty());
@@ -109,7 +115,7 @@ class HdfsCheckpointRecoveryTest {
         assertThat(savepoint.name()).startsWith("savepoint-");
         assertThat(verdict(dir, rows).committedRecords()).as("stopped mid-run").isLessThan(rows);
 
-        JobProcess resumed = JobProcess.start(job, savepoint.toString(), JobProcess.Faults.NONE, log);
+        JobProcess resumed = start(dir, savepoint.toString(), JobProcess.Faults.NONE);
         assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
 
         Verdict verdict = verdict(dir, rows);
@@ -126,12 +132,10 @@ class HdfsCheckpointRecoveryTest {
         Random random = new Random(seed);
         long rows = 30_000;
         JobSpec spec = job(dir, "killed", rows, 6_000);
-        Path job = dir.resolve("job.yaml");
-        Path log = dir.resolve("child.log");
 
         int kills = 0;
         while (kills < 5) {
-            JobProcess child = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+            JobProcess child = start(dir, "latest", JobProcess.Faults.NONE);
             if (child.exitsWithin(1_000 + random.nextInt(1_500))) {
                 assertThat(child.await(1)).as("job ended before all kills; log:\n%s", child.tail()).isZero();
                 break;
@@ -139,14 +143,14 @@ class HdfsCheckpointRecoveryTest {
             child.kill();
             kills++;
         }
-        JobProcess last = JobProcess.start(job, "latest", JobProcess.Faults.NONE, log);
+        JobProcess last = start(dir, "latest", JobProcess.Faults.NONE);
         assertThat(last.await(3)).as("final run; log:\n%s", last.tail()).isZero();
 
         Verdict verdict = verdict(dir, rows);
         assertThat(kills).as("kills before the job could finish (seed %d)", seed).isEqualTo(5);
         assertThat(verdict.exactlyOnce()).as("after %d kills (seed %d): %s", kills, seed, verdict.describe()).isTrue();
         assertThat(verdict.committedRecords()).isEqualTo(rows);
-        assertThat(Files.readString(log, StandardCharsets.UTF_8)).as("a kill after the first checkpoint resumes from HDFS")
+        assertThat(childLog(dir)).as("a kill after the first checkpoint resumes from HDFS")
                 .contains("Restoring job conformance from " + spec.jobDirectory());
     }
 }
