@@ -7,8 +7,8 @@ import java.util.ServiceLoader;
 /**
  * The file operations the checkpoint layout of {@link CheckpointStorage} needs, on one kind of
  * storage. Local disk is built in; other schemes come from a {@link Provider} on the class path
- * (module {@code onceflow-checkpoint-storage-hadoop} serves {@code hdfs://} and the other Hadoop
- * file systems). Implementations are called from the coordinator and from snapshot threads at
+ * (module {@code onceflow-checkpoint-storage-hadoop} serves HDFS: {@code hdfs}, {@code viewfs},
+ * {@code webhdfs}, {@code swebhdfs}). Implementations are called from the coordinator and from snapshot threads at
  * once, so they must be thread-safe; they hold no per-checkpoint state.
  *
  * <p>What each operation MUST guarantee, numbered as in {@code docs/spec.md} (CFS rules):

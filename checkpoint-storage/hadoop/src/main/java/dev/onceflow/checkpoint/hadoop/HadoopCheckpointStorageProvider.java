@@ -35,16 +35,15 @@ public final class HadoopCheckpointStorageProvider implements CheckpointFileSyst
     public CheckpointFileSystem open(CheckpointLocation location) throws IOException {
         URI uri = location.uri();
         URI root = URI.create(uri.getScheme() + "://" + (uri.getAuthority() == null ? "" : uri.getAuthority()) + "/");
-        try {
-            return OPEN.computeIfAbsent(root.toString(), key -> {
-                try {
-                    return new HadoopCheckpointFileSystem(FileContext.getFileContext(root, CONF));
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-        } catch (java.io.UncheckedIOException e) {
-            throw new IOException("cannot open checkpoint storage " + root + ": " + e.getCause().getMessage(), e.getCause());
+        HadoopCheckpointFileSystem open = OPEN.get(root.toString());
+        if (open == null) {
+            // Two threads may both create one; the loser's is dropped unused.
+            HadoopCheckpointFileSystem created = new HadoopCheckpointFileSystem(FileContext.getFileContext(root, CONF));
+            open = OPEN.putIfAbsent(root.toString(), created);
+            if (open == null) {
+                open = created;
+            }
         }
+        return open;
     }
 }
