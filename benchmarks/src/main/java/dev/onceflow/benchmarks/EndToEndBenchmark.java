@@ -272,7 +272,7 @@ public final class EndToEndBenchmark {
             maxAlignmentMillis = Math.max(maxAlignmentMillis, last.maxAlignmentMillis());
         }
         verify(jobName, result, sink);
-        deleteRecursively(client.jobDirectory());
+        deleteRecursively(client.jobDirectory().toPath());
         return new Run(mode, round, settings.rows(), nanos, completed.size(), failed.size(), maxCheckpointMillis,
                 maxAlignmentMillis);
     }

@@ -182,7 +182,7 @@ public final class JdbcBenchmark {
             throw new IllegalStateException("benchmark job into " + table + " ended " + result.status() + " after "
                     + result.restarts() + " restarts; the throughput would be meaningless");
         }
-        EndToEndBenchmark.deleteRecursively(client.jobDirectory());
+        EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
     }
 
     private void verify(Config config, String table) throws SQLException {

@@ -173,7 +173,7 @@ public final class KafkaBenchmark {
                 throw new IllegalStateException("benchmark job into " + output + " ended " + result.status()
                         + " after " + result.restarts() + " restarts; the throughput would be meaningless");
             }
-            EndToEndBenchmark.deleteRecursively(client.jobDirectory());
+            EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
         }
         long nanos = System.nanoTime() - start;
         verify(config, output, rows);
@@ -282,7 +282,7 @@ public final class KafkaBenchmark {
         if (client != null) {
             client.cancel();
             client.result().get();
-            EndToEndBenchmark.deleteRecursively(client.jobDirectory());
+            EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
         }
         if (!done.get()) {
             throw new IllegalStateException(config.label + ": the output did not receive all " + total + " records");

@@ -5,8 +5,6 @@ import dev.onceflow.conformance.Verdict;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The README's job for the crash tests: datagen (p=2) -> count-by-key (p=2) -> filesystem sink,
@@ -46,12 +44,8 @@ final class CrashTestJobs {
 
     /** Each id once, each key's running counts exactly 1..n, no in-progress file left. */
     static Verdict verdict(Path dir, long rows) throws IOException {
-        Map<String, String> expected = new LinkedHashMap<>();
-        for (long id = 0; id < rows; id++) {
-            expected.put(Long.toString(id), "key-" + (id % KEYS));
-        }
         Path output = dir.resolve("output");
-        return Verdict.of(expected, CommittedFiles.read(output), CommittedFiles.inProgress(output));
+        return Verdict.of(Verdict.datagenInput(rows, KEYS), CommittedFiles.read(output), CommittedFiles.inProgress(output));
     }
 
     static Path jobDirectory(Path dir) {

@@ -161,7 +161,7 @@ public final class ConformanceCase {
     }
 
     private long highestCompletedCheckpoint() throws IOException {
-        Path dir = spec.jobDirectory();
+        Path dir = spec.jobDirectory().toPath();
         if (!java.nio.file.Files.isDirectory(dir)) {
             return 0;
         }

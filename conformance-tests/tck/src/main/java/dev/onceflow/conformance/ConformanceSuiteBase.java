@@ -223,7 +223,7 @@ public abstract class ConformanceSuiteBase {
 
     /** Stops a running job of the case with a savepoint once it committed something; returns the savepoint. */
     protected Path savepointWhenRunning(ConformanceCase c, JobProcess job) throws Exception {
-        Path control = c.spec().jobDirectory().resolve("_control.json");
+        Path control = c.spec().jobDirectory().toPath().resolve("_control.json");
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
                 .until(() -> !job.exitsWithin(0) && Files.exists(control) && !committed(c.destination()).isEmpty());
         StringWriter out = new StringWriter();

@@ -2,6 +2,7 @@ package dev.onceflow.conformance;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,10 +16,11 @@ import java.util.Map;
  * a sink, written as a job file.
  *
  * @param rowsPerSecond the throttle's rate; 0 for none
+ * @param checkpointDirectory {@code checkpoints.dir}: local by default, or on HDFS
  */
 public record JobSpec(String name, int parallelism, String sourceType, Map<String, Object> sourceOptions,
         String sinkType, Map<String, Object> sinkOptions, long rowsPerSecond, String mode, String interval,
-        String timeout, Path checkpointDirectory) {
+        String timeout, CheckpointLocation checkpointDirectory) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -26,7 +28,7 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
     public static JobSpec of(String sourceType, Map<String, Object> sourceOptions, String sinkType,
             Map<String, Object> sinkOptions, long rowsPerSecond, Path workDirectory) {
         return new JobSpec("conformance", 2, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond,
-                "exactly-once", "100ms", "30s", workDirectory.resolve("checkpoints"));
+                "exactly-once", "100ms", "30s", CheckpointLocation.of(workDirectory.resolve("checkpoints")));
     }
 
     public JobSpec withParallelism(int value) {
@@ -52,13 +54,18 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
                 mode, interval, timeout, checkpointDirectory);
     }
 
+    public JobSpec withCheckpointDirectory(CheckpointLocation value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
+                interval, timeout, value);
+    }
+
     public JobSpec withRowsPerSecond(long value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, value, mode, interval,
                 timeout, checkpointDirectory);
     }
 
     /** Where the job's checkpoints and savepoints go. */
-    public Path jobDirectory() {
+    public CheckpointLocation jobDirectory() {
         return checkpointDirectory.resolve(name);
     }
 

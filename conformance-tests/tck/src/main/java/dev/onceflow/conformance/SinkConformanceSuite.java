@@ -65,11 +65,7 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
 
     @Override
     protected Map<String, String> prepareInput(TestDestination destination) {
-        Map<String, String> expected = new LinkedHashMap<>();
-        for (long id = 0; id < settings().rows(); id++) {
-            expected.put(Long.toString(id), "key-" + (id % KEYS));
-        }
-        return expected;
+        return Verdict.datagenInput(settings().rows(), KEYS);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.onceflow.spi.record.Event;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -17,6 +18,15 @@ import java.util.TreeSet;
  */
 public record Verdict(long expectedRecords, long committedRecords, SortedSet<String> lost, SortedSet<String> duplicated,
         SortedSet<String> unexpected, SortedMap<String, String> wrongCounts, List<String> leftovers) {
+
+    /** What the datagen source emits with {@code rows} and {@code keys}: id {@code n} -> {@code key-<n % keys>}. */
+    public static Map<String, String> datagenInput(long rows, int keys) {
+        Map<String, String> expected = new LinkedHashMap<>();
+        for (long id = 0; id < rows; id++) {
+            expected.put(Long.toString(id), "key-" + (id % keys));
+        }
+        return expected;
+    }
 
     /**
      * Judges committed output of a {@code count-by-key} job against the input ids and keys.

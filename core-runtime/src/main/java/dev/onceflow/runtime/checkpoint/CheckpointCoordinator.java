@@ -2,7 +2,6 @@ package dev.onceflow.runtime.checkpoint;
 
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.fault.FaultPoints;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -60,7 +59,7 @@ public final class CheckpointCoordinator {
     private boolean finalRequested;
     private boolean shutdown;
     private ScheduledFuture<?> periodic;
-    private volatile Path lastCompleted;
+    private volatile CheckpointLocation lastCompleted;
     private volatile CheckpointStats lastStats;
 
     public CheckpointCoordinator(String jobName, int maxParallelism, CheckpointConfig config, CheckpointStorage storage,
@@ -106,7 +105,7 @@ public final class CheckpointCoordinator {
     }
 
     /** The directory of the last checkpoint this coordinator completed, or {@code null}. */
-    public Path lastCompleted() {
+    public CheckpointLocation lastCompleted() {
         return lastCompleted;
     }
 
@@ -134,8 +133,8 @@ public final class CheckpointCoordinator {
     }
 
     /** Takes a savepoint; with {@code stop}, the job finishes once it completes. */
-    public CompletableFuture<Path> triggerSavepoint(boolean stop) {
-        CompletableFuture<Path> result = new CompletableFuture<>();
+    public CompletableFuture<CheckpointLocation> triggerSavepoint(boolean stop) {
+        CompletableFuture<CheckpointLocation> result = new CompletableFuture<>();
         if (shutdown || finalRequested) {
             result.completeExceptionally(new IllegalStateException("the job is finishing; no savepoint can be taken"));
             return result;
@@ -150,7 +149,7 @@ public final class CheckpointCoordinator {
         return result;
     }
 
-    private void trigger(CheckpointKind kind, boolean terminal, CompletableFuture<Path> savepoint) {
+    private void trigger(CheckpointKind kind, boolean terminal, CompletableFuture<CheckpointLocation> savepoint) {
         long id = nextId++;
         long timestamp = System.currentTimeMillis();
         Pending p = new Pending(id, kind, terminal, System.nanoTime(), timestamp, savepoint);
@@ -210,7 +209,7 @@ public final class CheckpointCoordinator {
         tasks.sort((a, b) -> a.file().compareTo(b.file()));
         CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT_VERSION, p.id, p.kind, jobName,
                 config.mode().name(), maxParallelism, p.timestamp, System.currentTimeMillis(), tasks, p.enumerators);
-        Path directory;
+        CheckpointLocation directory;
         try {
             directory = storage.writeMetadata(metadata);
         } catch (Exception e) {
@@ -302,14 +301,14 @@ public final class CheckpointCoordinator {
         final boolean terminal;
         final long startNanos;
         final long timestamp;
-        final CompletableFuture<Path> savepoint;
+        final CompletableFuture<CheckpointLocation> savepoint;
         final Map<String, CheckpointMetadata.TaskStateRef> acks = new HashMap<>();
         List<CheckpointMetadata.EnumeratorStateRef> enumerators = List.of();
         long maxAlignmentNanos;
         ScheduledFuture<?> timeout;
 
         Pending(long id, CheckpointKind kind, boolean terminal, long startNanos, long timestamp,
-                CompletableFuture<Path> savepoint) {
+                CompletableFuture<CheckpointLocation> savepoint) {
             this.id = id;
             this.kind = kind;
             this.terminal = terminal;

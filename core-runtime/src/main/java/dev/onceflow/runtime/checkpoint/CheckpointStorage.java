@@ -4,9 +4,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -14,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * files are written before it, so a crash at any point leaves either a complete checkpoint or
  * garbage that {@link #latestValid} skips and {@link #prune} deletes.
  *
- * <p>The layout uses only create, atomic rename, list and delete, which every Hadoop-compatible
- * file system offers; this implementation uses the local file system.
+ * <p>The layout uses only the operations of {@link CheckpointFileSystem} (atomic replace of a
+ * file, read, list, mkdirs, delete), so the directory may be on local disk or on HDFS.
  */
 public final class CheckpointStorage {
 
@@ -36,23 +32,33 @@ public final class CheckpointStorage {
     private static final ObjectMapper JSON = new ObjectMapper()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private final Path jobDirectory;
+    private final CheckpointFileSystem fs;
+    private final CheckpointLocation jobDirectory;
     /** Directory names known to hold a restorable checkpoint. */
     private final java.util.Set<String> verified = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    public CheckpointStorage(Path jobDirectory) {
-        this.jobDirectory = jobDirectory.toAbsolutePath().normalize();
+    /**
+     * @throws IllegalArgumentException if no {@link CheckpointFileSystem} on the class path serves
+     *     the location's scheme
+     */
+    public CheckpointStorage(CheckpointLocation jobDirectory) throws IOException {
+        this.fs = CheckpointFileSystem.of(jobDirectory);
+        this.jobDirectory = jobDirectory;
     }
 
-    public Path jobDirectory() {
+    public CheckpointLocation jobDirectory() {
         return jobDirectory;
     }
 
     /** The directory of a checkpoint or savepoint; created on demand. */
-    public Path directoryOf(long checkpointId, CheckpointKind kind) throws IOException {
-        Path dir = jobDirectory.resolve((kind == CheckpointKind.SAVEPOINT ? "savepoint-" : "chk-") + checkpointId);
-        Files.createDirectories(dir);
+    public CheckpointLocation directoryOf(long checkpointId, CheckpointKind kind) throws IOException {
+        CheckpointLocation dir = nameOf(checkpointId, kind);
+        fs.mkdirs(dir);
         return dir;
+    }
+
+    private CheckpointLocation nameOf(long checkpointId, CheckpointKind kind) {
+        return jobDirectory.resolve((kind == CheckpointKind.SAVEPOINT ? "savepoint-" : "chk-") + checkpointId);
     }
 
     /** Writes one task's state file durably; called on a snapshot thread, not the task thread. */
@@ -61,17 +67,17 @@ public final class CheckpointStorage {
             throws IOException {
         byte[] payload = TaskStateCodec.encode(operators);
         String file = taskName + "-" + subtask + ".state";
-        Path target = directoryOf(checkpointId, kind).resolve(file);
-        int checksum = ChecksummedFiles.writeAtomically(target, payload);
+        CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
+        int checksum = ChecksummedFiles.writeAtomically(fs, target, payload);
         return new CheckpointMetadata.TaskStateRef(taskName, operatorUids, subtask, parallelism, file,
                 payload.length, checksum);
     }
 
     /** Writes {@code _metadata}, which completes the checkpoint. */
-    public Path writeMetadata(CheckpointMetadata metadata) throws IOException {
-        Path dir = directoryOf(metadata.checkpointId(), metadata.kind());
-        ChecksummedFiles.writeAtomically(dir.resolve(METADATA), JSON.writeValueAsBytes(metadata));
-        verified.add(dir.getFileName().toString());
+    public CheckpointLocation writeMetadata(CheckpointMetadata metadata) throws IOException {
+        CheckpointLocation dir = directoryOf(metadata.checkpointId(), metadata.kind());
+        ChecksummedFiles.writeAtomically(fs, dir.resolve(METADATA), JSON.writeValueAsBytes(metadata));
+        verified.add(dir.name());
         return dir;
     }
 
@@ -85,31 +91,38 @@ public final class CheckpointStorage {
      * checksum). Invalid ones are logged with the reason and skipped, never restored.
      */
     public Optional<RestoredCheckpoint> latestValid() throws IOException {
-        List<Path> dirs = listDirectories();
+        List<CheckpointLocation> dirs = listDirectories();
         dirs.sort(Comparator.comparingLong(CheckpointStorage::idOf).reversed());
-        for (Path dir : dirs) {
-            if (!Files.exists(dir.resolve(METADATA))) {
+        for (CheckpointLocation dir : dirs) {
+            if (!fs.exists(dir.resolve(METADATA))) {
                 continue; // never completed: not a candidate, and not worth a warning
             }
             try {
-                return Optional.of(load(dir));
+                return Optional.of(load(fs, dir));
             } catch (IOException e) {
-                LOG.warn("Skipping checkpoint {}: {}", dir.getFileName(), e.getMessage());
+                LOG.warn("Skipping checkpoint {}: {}", dir.name(), e.getMessage());
             }
         }
         return Optional.empty();
     }
 
-    /** Loads and validates the checkpoint or savepoint in {@code directory}. */
-    public static RestoredCheckpoint load(Path directory) throws IOException {
-        Path metadataFile = directory.resolve(METADATA);
-        if (!Files.exists(metadataFile)) {
+    /**
+     * Loads and validates the checkpoint or savepoint in {@code directory}, which may be anywhere
+     * a {@link CheckpointFileSystem} serves (a savepoint is relocatable).
+     */
+    public static RestoredCheckpoint load(CheckpointLocation directory) throws IOException {
+        return load(CheckpointFileSystem.of(directory), directory);
+    }
+
+    private static RestoredCheckpoint load(CheckpointFileSystem fs, CheckpointLocation directory) throws IOException {
+        CheckpointLocation metadataFile = directory.resolve(METADATA);
+        if (!fs.exists(metadataFile)) {
             throw new CorruptCheckpointException(directory + " has no " + METADATA
                     + " file: it is not a completed checkpoint or savepoint");
         }
         CheckpointMetadata metadata;
         try {
-            metadata = JSON.readValue(ChecksummedFiles.read(metadataFile), CheckpointMetadata.class);
+            metadata = JSON.readValue(ChecksummedFiles.read(fs, metadataFile), CheckpointMetadata.class);
         } catch (CorruptCheckpointException e) {
             throw e;
         } catch (IOException e) {
@@ -121,14 +134,16 @@ public final class CheckpointStorage {
         }
         List<RestoredCheckpoint.TaskState> tasks = new ArrayList<>();
         for (CheckpointMetadata.TaskStateRef ref : metadata.tasks()) {
-            Path file = directory.resolve(ref.file()).normalize();
-            if (!file.getParent().equals(directory.normalize())) {
+            CheckpointLocation file;
+            try {
+                file = directory.resolve(ref.file());
+            } catch (IllegalArgumentException e) {
                 throw new CorruptCheckpointException(metadataFile + " names a state file outside its directory: " + ref.file());
             }
-            if (!Files.exists(file)) {
+            if (!fs.exists(file)) {
                 throw new CorruptCheckpointException("state file " + ref.file() + " is missing");
             }
-            byte[] payload = ChecksummedFiles.read(file);
+            byte[] payload = ChecksummedFiles.read(fs, file);
             if (payload.length != ref.length() || ChecksummedFiles.checksum(payload) != ref.checksum()) {
                 // A valid file that is not the one the metadata recorded (replaced, or from another attempt).
                 throw new CorruptCheckpointException("state file " + ref.file() + " is not the file the metadata recorded ("
@@ -147,10 +162,10 @@ public final class CheckpointStorage {
     /** Completed checkpoints and savepoints, oldest first, with their metadata where readable. */
     public List<Listing> list() throws IOException {
         List<Listing> result = new ArrayList<>();
-        List<Path> dirs = listDirectories();
+        List<CheckpointLocation> dirs = listDirectories();
         dirs.sort(Comparator.comparingLong(CheckpointStorage::idOf));
-        for (Path dir : dirs) {
-            result.add(Listing.of(dir));
+        for (CheckpointLocation dir : dirs) {
+            result.add(Listing.of(fs, dir));
         }
         return result;
     }
@@ -160,12 +175,12 @@ public final class CheckpointStorage {
      * ones older than the newest complete one. Savepoints are the user's and are never deleted.
      */
     public void prune(int retained) throws IOException {
-        List<Path> dirs = listDirectories();
+        List<CheckpointLocation> dirs = listDirectories();
         dirs.sort(Comparator.comparingLong(CheckpointStorage::idOf).reversed());
         int kept = 0;
         long newestComplete = -1;
-        for (Path dir : dirs) {
-            boolean savepoint = dir.getFileName().toString().startsWith("savepoint-");
+        for (CheckpointLocation dir : dirs) {
+            boolean savepoint = dir.name().startsWith("savepoint-");
             boolean complete = restorable(dir);
             if (complete && newestComplete < 0) {
                 newestComplete = idOf(dir);
@@ -185,16 +200,16 @@ public final class CheckpointStorage {
      * Whether a checkpoint can be restored. Each directory is validated in full once (what this
      * process wrote itself is trusted), so pruning after every checkpoint does not re-read state.
      */
-    private boolean restorable(Path dir) {
-        if (!Files.exists(dir.resolve(METADATA))) {
+    private boolean restorable(CheckpointLocation dir) throws IOException {
+        if (!fs.exists(dir.resolve(METADATA))) {
             return false;
         }
-        if (verified.contains(dir.getFileName().toString())) {
+        if (verified.contains(dir.name())) {
             return true;
         }
         try {
-            load(dir);
-            verified.add(dir.getFileName().toString());
+            load(fs, dir);
+            verified.add(dir.name());
             return true;
         } catch (IOException e) {
             return false;
@@ -203,55 +218,51 @@ public final class CheckpointStorage {
 
     /** Deletes the directory of an aborted checkpoint. */
     public void discard(long checkpointId, CheckpointKind kind) {
-        Path dir = jobDirectory.resolve((kind == CheckpointKind.SAVEPOINT ? "savepoint-" : "chk-") + checkpointId);
-        if (!Files.exists(dir.resolve(METADATA))) {
-            deleteRecursively(dir);
+        CheckpointLocation dir = nameOf(checkpointId, kind);
+        try {
+            if (!fs.exists(dir.resolve(METADATA))) {
+                deleteRecursively(dir);
+            }
+        } catch (IOException e) {
+            LOG.warn("Could not discard {}: {}", dir, e.getMessage());
         }
     }
 
-    private List<Path> listDirectories() throws IOException {
-        if (!Files.isDirectory(jobDirectory)) {
-            return new ArrayList<>();
-        }
-        try (Stream<Path> entries = Files.list(jobDirectory)) {
-            return entries.filter(Files::isDirectory)
-                    .filter(p -> NAME.matcher(p.getFileName().toString()).matches())
-                    .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
-        }
+    /** Whether the job directory exists at all. */
+    public boolean exists() throws IOException {
+        return fs.exists(jobDirectory);
     }
 
-    static long idOf(Path dir) {
-        Matcher m = NAME.matcher(dir.getFileName().toString());
+    private List<CheckpointLocation> listDirectories() throws IOException {
+        List<CheckpointLocation> dirs = fs.listDirectories(jobDirectory);
+        dirs.removeIf(dir -> !NAME.matcher(dir.name()).matches());
+        return dirs;
+    }
+
+    static long idOf(CheckpointLocation dir) {
+        Matcher m = NAME.matcher(dir.name());
         return m.matches() ? Long.parseLong(m.group(2)) : -1;
     }
 
-    static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
+    private void deleteRecursively(CheckpointLocation dir) {
+        try {
+            fs.deleteRecursively(dir);
+        } catch (IOException e) {
             LOG.warn("Could not delete {}: {}", dir, e.getMessage());
         }
     }
 
     /** One line of {@code onceflow checkpoints}. */
-    public record Listing(Path directory, long id, String status, CheckpointMetadata metadata, String problem) {
+    public record Listing(CheckpointLocation directory, long id, String status, CheckpointMetadata metadata,
+            String problem) {
 
-        static Listing of(Path dir) {
+        static Listing of(CheckpointFileSystem fs, CheckpointLocation dir) throws IOException {
             long id = idOf(dir);
-            if (!Files.exists(dir.resolve(METADATA))) {
+            if (!fs.exists(dir.resolve(METADATA))) {
                 return new Listing(dir, id, "INCOMPLETE", null, null);
             }
             try {
-                RestoredCheckpoint loaded = load(dir);
+                RestoredCheckpoint loaded = load(fs, dir);
                 return new Listing(dir, id, "COMPLETE", loaded.metadata(), null);
             } catch (IOException e) {
                 return new Listing(dir, id, "CORRUPT", null, e.getMessage());

@@ -2,12 +2,6 @@ package dev.onceflow.runtime.checkpoint;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
@@ -26,30 +20,17 @@ public final class ChecksummedFiles {
     }
 
     /**
-     * Writes {@code payload} to {@code target} durably and atomically: a temporary file is written
-     * and fsynced, renamed over the target, and the directory fsynced, so a crash leaves either
-     * no file or the complete one.
+     * Writes {@code payload} in its envelope to {@code target}, durably and atomically (rule CFS-1
+     * of {@link CheckpointFileSystem}), so a crash leaves either no file or the complete one.
      *
      * @return the checksum of the payload
      */
-    public static int writeAtomically(Path target, byte[] payload) throws IOException {
+    public static int writeAtomically(CheckpointFileSystem fs, CheckpointLocation target, byte[] payload)
+            throws IOException {
         int checksum = checksum(payload);
         ByteBuffer buffer = ByteBuffer.allocate(HEADER + payload.length + TRAILER);
-        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(payload.length).put(payload).putInt(checksum).flip();
-        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            channel.force(true);
-        }
-        try {
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("checkpoint storage at " + target.getParent() + " does not support atomic rename", e);
-        }
-        syncDirectory(target.getParent());
+        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(payload.length).put(payload).putInt(checksum);
+        fs.writeAtomically(target, buffer.array());
         return checksum;
     }
 
@@ -59,8 +40,8 @@ public final class ChecksummedFiles {
      * @throws CorruptCheckpointException if the file is truncated, has trailing bytes, a wrong
      *     magic number or version, or a checksum mismatch
      */
-    public static byte[] read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+    public static byte[] read(CheckpointFileSystem fs, CheckpointLocation file) throws IOException {
+        byte[] bytes = fs.read(file);
         if (bytes.length < HEADER + TRAILER) {
             throw new CorruptCheckpointException(file + " is truncated (" + bytes.length + " bytes)");
         }
@@ -94,14 +75,5 @@ public final class ChecksummedFiles {
         CRC32C crc = new CRC32C();
         crc.update(payload);
         return (int) crc.getValue();
-    }
-
-    /** Fsyncs a directory so a rename or new file in it survives a machine crash. */
-    public static void syncDirectory(Path directory) throws IOException {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException e) {
-            // Some file systems cannot open directories for sync; the rename itself is still atomic.
-        }
     }
 }

@@ -2,7 +2,6 @@ package dev.onceflow.runtime.checkpoint;
 
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,13 +19,13 @@ import java.util.TreeMap;
  */
 public final class RestoredCheckpoint {
 
-    private final Path directory;
+    private final CheckpointLocation directory;
     private final CheckpointMetadata metadata;
     /** Operator uid -> former subtask -> snapshot. */
     private final Map<String, TreeMap<Integer, OperatorSnapshot>> byOperator = new LinkedHashMap<>();
     private final Map<String, Integer> parallelismByOperator = new HashMap<>();
 
-    RestoredCheckpoint(Path directory, CheckpointMetadata metadata, List<TaskState> tasks) {
+    RestoredCheckpoint(CheckpointLocation directory, CheckpointMetadata metadata, List<TaskState> tasks) {
         this.directory = directory;
         this.metadata = metadata;
         for (TaskState task : tasks) {
@@ -37,7 +36,7 @@ public final class RestoredCheckpoint {
         }
     }
 
-    public Path directory() {
+    public CheckpointLocation directory() {
         return directory;
     }
 

@@ -3,14 +3,15 @@ package dev.onceflow.runtime.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.execution.JobClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -18,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * A small HTTP endpoint of a running job, on 127.0.0.1 and a free port, so that
  * {@code onceflow savepoint} can reach it: {@code POST /savepoint[?stop=true]} and
  * {@code GET /status}. The port and pid are written to {@code _control.json} in the job's
- * checkpoint directory while the job runs.
+ * checkpoint directory while the job runs (through its {@link CheckpointFileSystem}, so this works
+ * for checkpoints on HDFS too, from the same machine).
  */
 final class ControlServer implements AutoCloseable {
 
@@ -26,7 +28,8 @@ final class ControlServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpServer server;
-    private final Path controlFile;
+    private final CheckpointFileSystem fs;
+    private final CheckpointLocation controlFile;
 
     ControlServer(JobClient client) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -37,7 +40,7 @@ final class ControlServer implements AutoCloseable {
             }
             boolean stop = String.valueOf(exchange.getRequestURI().getQuery()).contains("stop=true");
             try {
-                Path path = client.triggerSavepoint(stop).get(10, TimeUnit.MINUTES);
+                CheckpointLocation path = client.triggerSavepoint(stop).get(10, TimeUnit.MINUTES);
                 respond(exchange, 200, Map.of("path", path.toString()));
             } catch (Exception e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
@@ -51,9 +54,10 @@ final class ControlServer implements AutoCloseable {
             return t;
         }));
         server.start();
-        Files.createDirectories(client.jobDirectory());
+        fs = CheckpointFileSystem.of(client.jobDirectory());
+        fs.mkdirs(client.jobDirectory());
         controlFile = client.jobDirectory().resolve(CONTROL_FILE);
-        Files.write(controlFile, JSON.writeValueAsBytes(Map.of("pid", ProcessHandle.current().pid(),
+        fs.writeAtomically(controlFile, JSON.writeValueAsBytes(Map.of("pid", ProcessHandle.current().pid(),
                 "port", server.getAddress().getPort())));
     }
 
@@ -67,12 +71,15 @@ final class ControlServer implements AutoCloseable {
     }
 
     /** The port of the job running with checkpoints in {@code jobDirectory}. */
-    static int portOf(Path jobDirectory) throws IOException {
-        Path file = jobDirectory.resolve(CONTROL_FILE);
-        if (!Files.exists(file)) {
+    static int portOf(CheckpointLocation jobDirectory) throws IOException {
+        CheckpointLocation file = jobDirectory.resolve(CONTROL_FILE);
+        byte[] bytes;
+        try {
+            bytes = CheckpointFileSystem.of(jobDirectory).read(file);
+        } catch (NoSuchFileException e) {
             throw new IOException("no running job found: " + file + " does not exist");
         }
-        Map<?, ?> control = JSON.readValue(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), Map.class);
+        Map<?, ?> control = JSON.readValue(new String(bytes, StandardCharsets.UTF_8), Map.class);
         long pid = ((Number) control.get("pid")).longValue();
         if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == Boolean.FALSE) {
             throw new IOException("the job that wrote " + file + " (pid " + pid + ") is no longer running");
@@ -86,7 +93,7 @@ final class ControlServer implements AutoCloseable {
         // answer go out (stop waits for running exchanges, up to the delay).
         server.stop(5);
         try {
-            Files.deleteIfExists(controlFile);
+            fs.deleteRecursively(controlFile);
         } catch (IOException ignored) {
             // a stale file is detected by its pid
         }

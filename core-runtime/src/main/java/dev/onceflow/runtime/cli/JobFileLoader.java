@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.config.RestartStrategy;
@@ -186,7 +188,18 @@ public final class JobFileLoader {
                 duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause"),
                 c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
                 c.retained() == null ? d.retained() : c.retained(),
-                c.dir() == null ? d.directory() : Path.of(c.dir()));
+                c.dir() == null ? d.directory() : directory(c.dir()));
+    }
+
+    /** A path or URI; one no checkpoint storage on the class path serves is refused here, at start. */
+    private static CheckpointLocation directory(String dir) {
+        try {
+            CheckpointLocation location = CheckpointLocation.of(dir);
+            CheckpointFileSystem.requireSupported(location);
+            return location;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("checkpoints.dir: " + e.getMessage(), e);
+        }
     }
 
     private static RestartStrategy restartStrategy(JobFile.Restart r, String where) throws JobFileException {

@@ -1,6 +1,8 @@
 package dev.onceflow.runtime.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.execution.JobClient;
@@ -105,14 +107,15 @@ public final class OnceflowCli {
         public Integer call() throws Exception {
             JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
             RestoreSetting restore = resume == null ? RestoreSetting.fresh()
-                    : resume.equals("latest") ? RestoreSetting.latest() : RestoreSetting.fromPath(Path.of(resume));
-            if (restore instanceof RestoreSetting.FromPath p && !Files.isDirectory(p.directory())) {
+                    : resume.equals("latest") ? RestoreSetting.latest()
+                    : RestoreSetting.fromPath(CheckpointLocation.of(resume));
+            if (restore instanceof RestoreSetting.FromPath p && !CheckpointFileSystem.of(p.directory()).exists(p.directory())) {
                 throw new JobFileException("--resume " + resume + ": no such checkpoint or savepoint directory");
             }
             if (resume != null && fresh) {
                 throw new JobFileException("--fresh and --resume exclude each other");
             }
-            Path jobDirectory = job.environment().checkpointConfig().directory().resolve(job.spec().name());
+            CheckpointLocation jobDirectory = job.environment().checkpointConfig().directory().resolve(job.spec().name());
             if (resume == null && !fresh && new CheckpointStorage(jobDirectory).latestValid().isPresent()) {
                 // Starting over silently would emit everything again next to what was committed.
                 throw new JobFileException("job " + job.spec().name() + " already has completed checkpoints in "
@@ -197,8 +200,9 @@ public final class OnceflowCli {
     static final class Savepoint implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "JOB",
-                description = "The running job's job file, or its checkpoint directory (<checkpoints.dir>/<name>).")
-        Path job;
+                description = "The running job's job file, or its checkpoint directory (<checkpoints.dir>/<name>, "
+                        + "a path or a URI such as hdfs://host:port/dir).")
+        String job;
 
         @CommandLine.Option(names = "--stop", description = "Stop the job once the savepoint is complete.")
         boolean stop;
@@ -208,11 +212,12 @@ public final class OnceflowCli {
 
         @Override
         public Integer call() throws Exception {
-            Path jobDirectory = job;
-            if (Files.isRegularFile(job)) {
-                JobFile file = JobFileLoader.parse(job);
-                jobDirectory = JobFileLoader.checkpointConfig(file.checkpoints(), job.toString()).directory()
-                        .resolve(file.name());
+            CheckpointLocation jobDirectory;
+            if (CheckpointLocation.of(job).isLocal() && Files.isRegularFile(Path.of(job))) {
+                JobFile file = JobFileLoader.parse(Path.of(job));
+                jobDirectory = JobFileLoader.checkpointConfig(file.checkpoints(), job).directory().resolve(file.name());
+            } else {
+                jobDirectory = CheckpointLocation.of(job);
             }
             int port = ControlServer.portOf(jobDirectory);
             HttpResponse<String> response = HttpClient.newHttpClient().send(
@@ -233,24 +238,26 @@ public final class OnceflowCli {
     @Command(name = "checkpoints", mixinStandardHelpOptions = true, description = "Lists the checkpoints and savepoints in a job's checkpoint directory.")
     static final class Checkpoints implements Callable<Integer> {
 
-        @Parameters(index = "0", paramLabel = "DIR", description = "<checkpoints.dir>/<job name>")
-        Path directory;
+        @Parameters(index = "0", paramLabel = "DIR",
+                description = "<checkpoints.dir>/<job name>: a path or a URI such as hdfs://host:port/dir")
+        String directory;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
-            if (!Files.isDirectory(directory)) {
+            CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(directory));
+            if (!storage.exists()) {
                 throw new JobFileException(directory + ": no such directory");
             }
             PrintWriter out = spec.commandLine().getOut();
-            List<CheckpointStorage.Listing> listings = new CheckpointStorage(directory).list();
+            List<CheckpointStorage.Listing> listings = storage.list();
             out.printf("%-8s %-10s %-10s %12s %10s  %-24s %s%n", "ID", "KIND", "STATUS", "SIZE", "DURATION", "COMPLETED", "PATH");
             for (CheckpointStorage.Listing l : listings) {
                 var m = l.metadata();
                 out.printf("%-8d %-10s %-10s %12s %10s  %-24s %s%s%n", l.id(),
-                        l.directory().getFileName().toString().startsWith("savepoint") ? "savepoint" : "checkpoint",
+                        l.directory().name().startsWith("savepoint") ? "savepoint" : "checkpoint",
                         l.status(), m == null ? "-" : m.stateSize() + " B",
                         m == null ? "-" : (m.completionTimestamp() - m.triggerTimestamp()) + " ms",
                         m == null ? "-" : Instant.ofEpochMilli(m.completionTimestamp()).toString(), l.directory(),

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.config;
 
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -13,10 +14,12 @@ import java.time.Duration;
  * @param minPause least time between the end of one checkpoint and the start of the next
  * @param tolerableFailures consecutive failed checkpoints tolerated before the job fails
  * @param retained completed checkpoints kept on disk
- * @param directory where checkpoints of all jobs go; each job gets a sub-directory named after it
+ * @param directory where checkpoints of all jobs go, on local disk or (with the Hadoop checkpoint
+ *     storage on the class path) HDFS; each job gets a sub-directory named after it
  */
 public record CheckpointConfig(Duration interval, CheckpointingMode mode, Duration timeout, int maxConcurrent,
-        Duration minPause, int tolerableFailures, int retained, Path directory) {
+        Duration minPause, int tolerableFailures, int retained,
+        CheckpointLocation directory) {
 
     public CheckpointConfig {
         requireNonNegative(interval, "checkpoint interval");
@@ -38,7 +41,7 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
     /** Every second, exactly-once, 10 minutes timeout, one at a time, keep 3, under {@code ./onceflow-data/checkpoints}. */
     public static CheckpointConfig defaults() {
         return new CheckpointConfig(Duration.ofSeconds(1), CheckpointingMode.EXACTLY_ONCE, Duration.ofMinutes(10), 1,
-                Duration.ZERO, 0, 3, Path.of("onceflow-data", "checkpoints"));
+                Duration.ZERO, 0, 3, CheckpointLocation.of(Path.of("onceflow-data", "checkpoints")));
     }
 
     public boolean periodic() {
@@ -57,8 +60,12 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
         return new CheckpointConfig(interval, mode, value, maxConcurrent, minPause, tolerableFailures, retained, directory);
     }
 
-    public CheckpointConfig withDirectory(Path value) {
+    public CheckpointConfig withDirectory(CheckpointLocation value) {
         return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, value);
+    }
+
+    public CheckpointConfig withDirectory(Path value) {
+        return withDirectory(CheckpointLocation.of(value));
     }
 
     public CheckpointConfig withRetained(int value) {

@@ -1,12 +1,12 @@
 package dev.onceflow.runtime.execution;
 
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.checkpoint.RestoredCheckpoint;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CommitRetry;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.graph.JobPlan;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Set;
@@ -112,11 +112,11 @@ public final class JobClient {
                 JobExecution.Outcome outcome = execution.run();
                 long read = readBefore + execution.recordsRead();
                 long written = writtenBefore + execution.recordsWritten();
-                Path last = execution.lastCompletedCheckpoint();
+                CheckpointLocation last = execution.lastCompletedCheckpoint();
                 if (last != null) {
                     restorePoint = CheckpointStorage.load(last);
                 }
-                Path lastDir = restorePoint == null ? null : restorePoint.directory();
+                CheckpointLocation lastDir = restorePoint == null ? null : restorePoint.directory();
                 if (outcome == JobExecution.Outcome.FINISHED || outcome == JobExecution.Outcome.CANCELLED) {
                     result.complete(new JobResult(jobName, outcome == JobExecution.Outcome.FINISHED
                             ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, read, written, lastDir,
@@ -157,7 +157,7 @@ public final class JobClient {
     }
 
     /** Where this job's checkpoints and savepoints go. */
-    public Path jobDirectory() {
+    public CheckpointLocation jobDirectory() {
         return storage.jobDirectory();
     }
 
@@ -167,7 +167,7 @@ public final class JobClient {
     }
 
     /** Takes a savepoint; with {@code stop} the job finishes after it. Completes with its directory. */
-    public CompletableFuture<Path> triggerSavepoint(boolean stop) {
+    public CompletableFuture<CheckpointLocation> triggerSavepoint(boolean stop) {
         started.join();
         JobExecution execution = current;
         if (execution == null || result.isDone()) {

@@ -2,6 +2,7 @@ package dev.onceflow.runtime.execution;
 
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.checkpoint.CheckpointCoordinator;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointMetadata;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
@@ -21,7 +22,6 @@ import dev.onceflow.runtime.task.SourceTask;
 import dev.onceflow.runtime.task.Task;
 import dev.onceflow.runtime.task.TaskEnvironment;
 import dev.onceflow.spi.source.ReplayableSource;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -236,8 +236,8 @@ final class JobExecution implements TaskEnvironment {
         tasks.forEach(Task::cancel);
     }
 
-    CompletableFuture<Path> triggerSavepoint(boolean stop) {
-        CompletableFuture<Path> result = new CompletableFuture<>();
+    CompletableFuture<CheckpointLocation> triggerSavepoint(boolean stop) {
+        CompletableFuture<CheckpointLocation> result = new CompletableFuture<>();
         coordinatorThread.execute(() -> coordinator.triggerSavepoint(stop).whenComplete((path, error) -> {
             if (error != null) {
                 result.completeExceptionally(error);
@@ -249,7 +249,7 @@ final class JobExecution implements TaskEnvironment {
     }
 
     /** The last checkpoint this attempt completed, if any. */
-    Path lastCompletedCheckpoint() {
+    CheckpointLocation lastCompletedCheckpoint() {
         return coordinator.lastCompleted();
     }
 

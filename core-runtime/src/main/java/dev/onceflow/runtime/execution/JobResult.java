@@ -1,6 +1,6 @@
 package dev.onceflow.runtime.execution;
 
-import java.nio.file.Path;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 
 /**
  * How a job ended.
@@ -8,8 +8,8 @@ import java.nio.file.Path;
  * @param lastCheckpoint the last completed checkpoint or savepoint directory, or {@code null}
  * @param restarts in-process restarts after failures
  */
-public record JobResult(String jobName, Status status, long recordsRead, long recordsWritten, Path lastCheckpoint,
-        int restarts) {
+public record JobResult(String jobName, Status status, long recordsRead, long recordsWritten,
+        CheckpointLocation lastCheckpoint, int restarts) {
 
     /** Terminal states. */
     public enum Status {

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.execution;
 
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import java.nio.file.Path;
 
 /** Where a job starts from. */
@@ -14,7 +15,7 @@ public sealed interface RestoreSetting {
     }
 
     /** From the given checkpoint or savepoint directory; fails if it is not valid. */
-    record FromPath(Path directory) implements RestoreSetting {
+    record FromPath(CheckpointLocation directory) implements RestoreSetting {
     }
 
     static RestoreSetting fresh() {
@@ -25,7 +26,11 @@ public sealed interface RestoreSetting {
         return new Latest();
     }
 
-    static RestoreSetting fromPath(Path directory) {
+    static RestoreSetting fromPath(CheckpointLocation directory) {
         return new FromPath(directory);
+    }
+
+    static RestoreSetting fromPath(Path directory) {
+        return new FromPath(CheckpointLocation.of(directory));
     }
 }

@@ -25,7 +25,7 @@ public final class CheckpointFixtures {
                 new TreeMap<>());
         CheckpointMetadata.TaskStateRef ref = storage.writeTaskState(id, kind, "stage0", List.of("source"), 0, 1,
                 Map.of("source", snapshot));
-        return storage.writeMetadata(metadata(id, kind, List.of(ref)));
+        return storage.writeMetadata(metadata(id, kind, List.of(ref))).toPath();
     }
 
     /** A checkpoint whose state file was written but whose {@code _metadata} never was. */
@@ -34,7 +34,7 @@ public final class CheckpointFixtures {
                 new TreeMap<>());
         storage.writeTaskState(id, CheckpointKind.CHECKPOINT, "stage0", List.of("source"), 0, 1,
                 Map.of("source", snapshot));
-        return storage.directoryOf(id, CheckpointKind.CHECKPOINT);
+        return storage.directoryOf(id, CheckpointKind.CHECKPOINT).toPath();
     }
 
     public static CheckpointMetadata metadata(long id, CheckpointKind kind, List<CheckpointMetadata.TaskStateRef> tasks) {

@@ -24,8 +24,8 @@ class CheckpointStorageTest {
     CheckpointStorage storage;
 
     @BeforeEach
-    void setUp() {
-        storage = new CheckpointStorage(root.resolve("job"));
+    void setUp() throws Exception {
+        storage = new CheckpointStorage(CheckpointLocation.of(root.resolve("job")));
     }
 
     private long latestValidId() throws Exception {
@@ -33,7 +33,7 @@ class CheckpointStorageTest {
     }
 
     private String[] remaining() throws Exception {
-        try (Stream<Path> dirs = Files.list(storage.jobDirectory())) {
+        try (Stream<Path> dirs = Files.list(storage.jobDirectory().toPath())) {
             return dirs.map(p -> p.getFileName().toString()).sorted().toArray(String[]::new);
         }
     }
@@ -97,7 +97,7 @@ class CheckpointStorageTest {
         Files.delete(stateFile(newest));
 
         assertThat(latestValidId()).isEqualTo(1);
-        assertThatThrownBy(() -> CheckpointStorage.load(newest)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> CheckpointStorage.load(CheckpointLocation.of(newest))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("state file stage0-0.state is missing");
     }
 
@@ -105,8 +105,8 @@ class CheckpointStorageTest {
     void directoriesWithoutMetadataAreNotCandidates() throws Exception {
         complete(storage, 1, CheckpointKind.CHECKPOINT);
         incomplete(storage, 2);
-        Files.createDirectories(storage.jobDirectory().resolve("chk-3"));
-        Files.createDirectories(storage.jobDirectory().resolve("not-a-checkpoint-9"));
+        Files.createDirectories(storage.jobDirectory().toPath().resolve("chk-3"));
+        Files.createDirectories(storage.jobDirectory().toPath().resolve("not-a-checkpoint-9"));
 
         assertThat(latestValidId()).isEqualTo(1);
         assertThat(storage.highestId()).as("ids of incomplete checkpoints are never reused").isEqualTo(3);
@@ -116,7 +116,7 @@ class CheckpointStorageTest {
     void loadingADirectoryWithoutMetadataNamesTheProblem() throws Exception {
         Path dir = incomplete(storage, 4);
 
-        assertThatThrownBy(() -> CheckpointStorage.load(dir)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> CheckpointStorage.load(CheckpointLocation.of(dir))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("has no _metadata file");
     }
 
@@ -127,7 +127,7 @@ class CheckpointStorageTest {
         Files.createDirectories(moved.getParent());
         Files.move(savepoint, moved);
 
-        RestoredCheckpoint restored = CheckpointStorage.load(moved);
+        RestoredCheckpoint restored = CheckpointStorage.load(CheckpointLocation.of(moved));
 
         assertThat(restored.checkpointId()).isEqualTo(5);
         assertThat(restored.stateFor("source", 0, 1).list("splits")).extracting(CheckpointFixtures::string)
@@ -182,7 +182,7 @@ class CheckpointStorageTest {
         storage.prune(2);
 
         assertThat(remaining()).as("the two newest restorable checkpoints are kept").contains("chk-2", "chk-4");
-        Files.delete(storage.jobDirectory().resolve("chk-4").resolve(CheckpointFixtures.METADATA));
+        Files.delete(storage.jobDirectory().toPath().resolve("chk-4").resolve(CheckpointFixtures.METADATA));
         assertThat(latestValidId()).as("fallback after losing the newest").isEqualTo(2);
     }
 

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** A checkpoint file is input: any damage is detected and reported, never returned as state. */
 class ChecksummedFilesTest {
 
+    private static final CheckpointFileSystem LOCAL = LocalCheckpointFileSystem.INSTANCE;
+
     /** magic (4) + version (4) + length (8). */
     private static final int HEADER = 16;
     private static final byte[] PAYLOAD = "the state of a task at checkpoint 7".getBytes(StandardCharsets.UTF_8);
@@ -22,7 +24,7 @@ class ChecksummedFilesTest {
 
     private Path written() throws Exception {
         Path file = dir.resolve("task-0.state");
-        ChecksummedFiles.writeAtomically(file, PAYLOAD);
+        ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), PAYLOAD);
         return file;
     }
 
@@ -30,7 +32,7 @@ class ChecksummedFilesTest {
     void anIntactFileReadsBackItsPayload() throws Exception {
         Path file = written();
 
-        assertThat(ChecksummedFiles.read(file)).isEqualTo(PAYLOAD);
+        assertThat(ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isEqualTo(PAYLOAD);
         assertThat(Files.size(file)).isEqualTo(HEADER + PAYLOAD.length + 4);
         try (var files = Files.list(dir)) {
             assertThat(files).as("no temporary file is left behind").containsExactly(file);
@@ -42,9 +44,9 @@ class ChecksummedFilesTest {
         Path file = written();
         byte[] shorter = "v2".getBytes(StandardCharsets.UTF_8);
 
-        ChecksummedFiles.writeAtomically(file, shorter);
+        ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), shorter);
 
-        assertThat(ChecksummedFiles.read(file)).isEqualTo(shorter);
+        assertThat(ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isEqualTo(shorter);
     }
 
     @Test
@@ -54,7 +56,7 @@ class ChecksummedFilesTest {
         bytes[HEADER + 5] ^= 0x01;
         Files.write(file, bytes);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining(file.toString()).hasMessageContaining("fails its checksum");
     }
 
@@ -65,7 +67,7 @@ class ChecksummedFilesTest {
         bytes[bytes.length - 1] ^= (byte) 0x80;
         Files.write(file, bytes);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("fails its checksum");
     }
 
@@ -75,7 +77,7 @@ class ChecksummedFilesTest {
         byte[] bytes = Files.readAllBytes(file);
         Files.write(file, Arrays.copyOf(bytes, bytes.length - 3));
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("is truncated or padded")
                 .hasMessageContaining("header says " + PAYLOAD.length + " payload bytes");
     }
@@ -86,7 +88,7 @@ class ChecksummedFilesTest {
         byte[] bytes = Files.readAllBytes(file);
         Files.write(file, Arrays.copyOf(bytes, 10));
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("is truncated (10 bytes)");
     }
 
@@ -95,7 +97,7 @@ class ChecksummedFilesTest {
         Path file = dir.resolve("empty.state");
         Files.write(file, new byte[0]);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("is truncated (0 bytes)");
     }
 
@@ -106,7 +108,7 @@ class ChecksummedFilesTest {
         byte[] padded = Arrays.copyOf(bytes, bytes.length + 2);
         Files.write(file, padded);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("is truncated or padded")
                 .hasMessageContaining("file holds " + (PAYLOAD.length + 2));
     }
@@ -118,7 +120,7 @@ class ChecksummedFilesTest {
         bytes[0] = 'X';
         Files.write(file, bytes);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("bad magic number");
     }
 
@@ -129,7 +131,7 @@ class ChecksummedFilesTest {
         bytes[7] = 9;
         Files.write(file, bytes);
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("unknown format version 9");
     }
 
@@ -138,7 +140,7 @@ class ChecksummedFilesTest {
         Path file = dir.resolve("notes.txt");
         Files.writeString(file, "just some text that is long enough to have a header");
 
-        assertThatThrownBy(() -> ChecksummedFiles.read(file)).isInstanceOf(CorruptCheckpointException.class)
+        assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("not a checkpoint file");
     }
 }

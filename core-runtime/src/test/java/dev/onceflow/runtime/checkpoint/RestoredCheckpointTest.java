@@ -32,7 +32,7 @@ class RestoredCheckpointTest {
      * {@code "txn-<j>"} and key group {@code j}.
      */
     private RestoredCheckpoint checkpoint(int... listSizes) throws Exception {
-        CheckpointStorage storage = new CheckpointStorage(root.resolve("job"));
+        CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(root.resolve("job")));
         int parallelism = listSizes.length;
         List<CheckpointMetadata.TaskStateRef> refs = new ArrayList<>();
         for (int j = 0; j < parallelism; j++) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.onceflow.connector.datagen.DatagenSourceFactory;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.spi.factory.Option;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ class JobFileLoaderTest {
         assertThat(job.spec().name()).isEqualTo("good-job");
         assertThat(job.environment().checkpointConfig().interval()).isEqualTo(Duration.ofMillis(100));
         assertThat(job.environment().checkpointConfig().mode()).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
-        assertThat(job.environment().checkpointConfig().directory()).isEqualTo(dir.resolve("checkpoints"));
+        assertThat(job.environment().checkpointConfig().directory()).isEqualTo(CheckpointLocation.of(dir.resolve("checkpoints")));
         assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "count", "sink");
         assertThat(job.environment().plan().stages()).extracting(s -> s.parallelism()).containsExactly(2, 2);
     }
@@ -82,6 +83,15 @@ class JobFileLoaderTest {
         String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "paralelism: 2"));
 
         assertThat(message).startsWith(dir.resolve("job.yaml") + ":2: ");
+    }
+
+    @Test
+    void aCheckpointDirectoryOnAFileSystemNobodyServesFailsAtStartNamingTheModule() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "dir: " + dir.resolve("checkpoints"),
+                "dir: hdfs://namenode:8020/checkpoints"));
+
+        assertThat(message).endsWith(": checkpoints.dir: no checkpoint storage for 'hdfs://namenode:8020/checkpoints': "
+                + "nothing on the class path serves 'hdfs:' (for hdfs: put onceflow-checkpoint-storage-hadoop on the class path)");
     }
 
     @Test

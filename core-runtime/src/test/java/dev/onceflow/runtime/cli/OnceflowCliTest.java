@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceflow.runtime.checkpoint.CheckpointFixtures;
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -78,7 +79,7 @@ class OnceflowCliTest {
 
     @Test
     void checkpointsListsCompleteCorruptAndIncompleteOnes() throws Exception {
-        CheckpointStorage storage = new CheckpointStorage(dir.resolve("job"));
+        CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(dir.resolve("job")));
         CheckpointFixtures.complete(storage, 1, CheckpointKind.CHECKPOINT);
         CheckpointFixtures.flipByte(CheckpointFixtures.stateFile(
                 CheckpointFixtures.complete(storage, 2, CheckpointKind.CHECKPOINT)));

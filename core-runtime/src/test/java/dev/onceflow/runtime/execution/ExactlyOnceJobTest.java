@@ -91,7 +91,7 @@ class ExactlyOnceJobTest {
         assertThat(result.recordsRead()).isEqualTo(rows);
         assertThat(result.recordsWritten()).isEqualTo(rows);
         assertThat(result.lastCheckpoint()).isNotNull();
-        assertThat(result.lastCheckpoint().resolve("_metadata")).exists();
+        assertThat(result.lastCheckpoint().toPath().resolve("_metadata")).exists();
         CommittedOutput out = CommittedOutput.read(output);
         assertExactlyOnce(out, rows);
         assertThat(out.subtasks).as("both sink subtasks wrote").containsExactly(0, 1);

@@ -3,6 +3,7 @@ package dev.onceflow.runtime.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.spi.record.Event;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class JobClientTest {
         JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 1_000_000)
                 .parallelism(1).rowsPerSecond(20_000).map(event -> blockAt(event, "200")).executeAsync("cancelled");
         assertThat(blocked.await(20, TimeUnit.SECONDS)).as("the source reached the blocking record").isTrue();
-        CompletableFuture<Path> savepoint = client.triggerSavepoint(false);
+        CompletableFuture<CheckpointLocation> savepoint = client.triggerSavepoint(false);
 
         client.cancel();
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,19 +43,19 @@ class SavepointRestoreTest {
      * Runs the job at {@code parallelism}, rate-limited so it is still running, and stops it with
      * a savepoint once some records were read. Returns the savepoint directory.
      */
-    private Path runUntilStoppedWithSavepoint(String jobName, int parallelism, Path out) throws Exception {
+    private CheckpointLocation runUntilStoppedWithSavepoint(String jobName, int parallelism, Path out) throws Exception {
         JobClient client = new KeyedCountJob(checkpoints, out, ROWS).parallelism(parallelism).rowsPerSecond(3_000)
                 .executeAsync(jobName);
         await().atMost(Duration.ofSeconds(20)).until(() -> client.progress().recordsRead() >= 300);
 
-        Path savepoint = client.triggerSavepoint(true).get(20, TimeUnit.SECONDS);
+        CheckpointLocation savepoint = client.triggerSavepoint(true).get(20, TimeUnit.SECONDS);
 
         JobResult first = client.result().get(20, TimeUnit.SECONDS);
         assertThat(first.status()).isEqualTo(JobResult.Status.FINISHED);
         assertThat(first.recordsRead()).as("stopped mid-run").isLessThan(ROWS);
         assertThat(first.lastCheckpoint()).isEqualTo(savepoint);
-        assertThat(savepoint.getFileName().toString()).startsWith("savepoint-");
-        assertThat(savepoint.resolve("_metadata")).exists();
+        assertThat(savepoint.name()).startsWith("savepoint-");
+        assertThat(savepoint.toPath().resolve("_metadata")).exists();
         assertThat(CheckpointStorage.load(savepoint).metadata().kind()).isEqualTo(CheckpointKind.SAVEPOINT);
         CommittedOutput partial = CommittedOutput.read(out);
         assertThat(partial.lines).as("everything before the savepoint is committed when the job stops")
@@ -72,7 +73,7 @@ class SavepointRestoreTest {
 
     @Test
     void stopWithSavepointThenRestoreCompletesTheJobExactlyOnce() throws Exception {
-        Path savepoint = runUntilStoppedWithSavepoint("resumable", 2, output);
+        CheckpointLocation savepoint = runUntilStoppedWithSavepoint("resumable", 2, output);
 
         JobResult second = new KeyedCountJob(checkpoints, output, ROWS).restore(RestoreSetting.fromPath(savepoint))
                 .execute("resumable");
@@ -84,14 +85,14 @@ class SavepointRestoreTest {
         assertThat(out.attempts).as("both runs committed part files").hasSize(2);
         assertThat(second.recordsRead()).as("the second run read only what the first did not")
                 .isEqualTo(ROWS - (out.lines - second.recordsWritten()));
-        assertThat(savepoint.resolve("_metadata")).as("savepoints are never pruned").exists();
+        assertThat(savepoint.toPath().resolve("_metadata")).as("savepoints are never pruned").exists();
     }
 
     @Test
     void aSavepointWithStateOfAnUnknownOperatorIsRefusedUnlessAllowed() throws Exception {
         Path firstOutput = dir.resolve("output-v1");
         Path secondOutput = dir.resolve("output-v2");
-        Path savepoint = runUntilStoppedWithSavepoint("changed", 2, firstOutput);
+        CheckpointLocation savepoint = runUntilStoppedWithSavepoint("changed", 2, firstOutput);
         KeyedCountJob renamed = new KeyedCountJob(checkpoints, secondOutput, ROWS).countUid("count-v2")
                 .restore(RestoreSetting.fromPath(savepoint));
 
@@ -113,7 +114,7 @@ class SavepointRestoreTest {
     @ParameterizedTest(name = "restore at parallelism {0}")
     @ValueSource(ints = {3, 1})
     void aSavepointTakenAtParallelismTwoRestoresAtAnotherParallelism(int parallelism) throws Exception {
-        Path savepoint = runUntilStoppedWithSavepoint("rescaled-" + parallelism, 2, output);
+        CheckpointLocation savepoint = runUntilStoppedWithSavepoint("rescaled-" + parallelism, 2, output);
         CommittedOutput before = CommittedOutput.read(output);
 
         JobResult second = new KeyedCountJob(checkpoints, output, ROWS).parallelism(parallelism)

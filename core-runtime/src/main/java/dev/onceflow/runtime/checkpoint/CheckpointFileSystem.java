@@ -1,0 +1,88 @@
+package dev.onceflow.runtime.checkpoint;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * The file operations the checkpoint layout of {@link CheckpointStorage} needs, on one kind of
+ * storage. Local disk is built in; other schemes come from a {@link Provider} on the class path
+ * (module {@code onceflow-checkpoint-storage-hadoop} serves HDFS: {@code hdfs}, {@code viewfs},
+ * {@code webhdfs}, {@code swebhdfs}). Implementations are called from the coordinator and from snapshot threads at
+ * once, so they must be thread-safe; they hold no per-checkpoint state.
+ *
+ * <p>What each operation MUST guarantee, numbered as in {@code docs/spec.md} (CFS rules):
+ * <ul>
+ * <li>CFS-1 {@link #writeAtomically}: once it returns, the file holds exactly the bytes and
+ *     survives a crash of this process and of the machine. If it fails or the process dies
+ *     first, the target holds its previous content or does not exist: never a partial file.
+ * <li>CFS-2 {@link #read} of a missing file throws {@link java.nio.file.NoSuchFileException}.
+ * <li>CFS-3 {@link #listDirectories} of a missing location returns an empty list.
+ * <li>CFS-4 {@link #mkdirs} creates missing parents and succeeds if the directory exists.
+ * <li>CFS-5 {@link #deleteRecursively} of a missing location succeeds without effect.
+ * </ul>
+ */
+public interface CheckpointFileSystem {
+
+    /** Writes {@code bytes} to {@code target} durably, replacing it atomically (CFS-1). */
+    void writeAtomically(CheckpointLocation target, byte[] bytes) throws IOException;
+
+    /** All bytes of {@code file} (CFS-2). */
+    byte[] read(CheckpointLocation file) throws IOException;
+
+    boolean exists(CheckpointLocation location) throws IOException;
+
+    /** The sub-directories of {@code directory}, in no particular order (CFS-3). */
+    List<CheckpointLocation> listDirectories(CheckpointLocation directory) throws IOException;
+
+    /** Creates {@code directory} and its parents (CFS-4). */
+    void mkdirs(CheckpointLocation directory) throws IOException;
+
+    /** Deletes a file, or a directory with everything in it (CFS-5). */
+    void deleteRecursively(CheckpointLocation location) throws IOException;
+
+    /**
+     * The file system serving {@code location}: local disk for {@code file:} locations,
+     * otherwise the first {@link Provider} found by {@link ServiceLoader} that supports it.
+     *
+     * @throws IllegalArgumentException if no provider on the class path supports the scheme
+     */
+    static CheckpointFileSystem of(CheckpointLocation location) throws IOException {
+        return location.isLocal() ? LocalCheckpointFileSystem.INSTANCE : providerOf(location).open(location);
+    }
+
+    /**
+     * Checks, without I/O, that some file system serves {@code location}, so a job file naming a
+     * scheme nobody serves fails at start rather than at its first checkpoint.
+     *
+     * @throws IllegalArgumentException if none does, naming the module to add
+     */
+    static void requireSupported(CheckpointLocation location) {
+        if (!location.isLocal()) {
+            providerOf(location);
+        }
+    }
+
+    private static Provider providerOf(CheckpointLocation location) {
+        for (Provider provider : ServiceLoader.load(Provider.class, CheckpointFileSystem.class.getClassLoader())) {
+            if (provider.supports(location)) {
+                return provider;
+            }
+        }
+        throw new IllegalArgumentException("no checkpoint storage for '" + location + "': nothing on the class path serves '"
+                + location.uri().getScheme() + ":' (for hdfs: put onceflow-checkpoint-storage-hadoop on the class path)");
+    }
+
+    /**
+     * A source of {@link CheckpointFileSystem}s for locations other than local disk, registered
+     * in {@code META-INF/services/dev.onceflow.runtime.checkpoint.CheckpointFileSystem$Provider}.
+     */
+    interface Provider {
+
+        /** Whether this provider serves {@code location}, judged by its scheme; must not do I/O. */
+        boolean supports(CheckpointLocation location);
+
+        /** The file system serving {@code location}; may be shared with other callers. */
+        CheckpointFileSystem open(CheckpointLocation location) throws IOException;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.onceflow.runtime.checkpoint;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Checkpoints on local disk: fsync of file and directory, and an atomic rename, give CFS-1. */
+final class LocalCheckpointFileSystem implements CheckpointFileSystem {
+
+    static final LocalCheckpointFileSystem INSTANCE = new LocalCheckpointFileSystem();
+
+    private LocalCheckpointFileSystem() {
+    }
+
+    @Override
+    public void writeAtomically(CheckpointLocation target, byte[] bytes) throws IOException {
+        Path file = target.toPath();
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("checkpoint storage at " + file.getParent() + " does not support atomic rename", e);
+        }
+        syncDirectory(file.getParent());
+    }
+
+    /** Fsyncs a directory so a rename or new file in it survives a machine crash. */
+    private static void syncDirectory(Path directory) {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            // Some file systems cannot open directories for sync; the rename itself is still atomic.
+        }
+    }
+
+    @Override
+    public byte[] read(CheckpointLocation file) throws IOException {
+        return Files.readAllBytes(file.toPath());
+    }
+
+    @Override
+    public boolean exists(CheckpointLocation location) {
+        return Files.exists(location.toPath());
+    }
+
+    @Override
+    public List<CheckpointLocation> listDirectories(CheckpointLocation directory) throws IOException {
+        if (!Files.isDirectory(directory.toPath())) {
+            return new ArrayList<>();
+        }
+        try (Stream<Path> entries = Files.list(directory.toPath())) {
+            return entries.filter(Files::isDirectory).map(CheckpointLocation::of)
+                    .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        }
+    }
+
+    @Override
+    public void mkdirs(CheckpointLocation directory) throws IOException {
+        Files.createDirectories(directory.toPath());
+    }
+
+    @Override
+    public void deleteRecursively(CheckpointLocation location) throws IOException {
+        Path root = location.toPath();
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
