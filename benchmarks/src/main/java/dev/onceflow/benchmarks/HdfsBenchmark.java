@@ -190,7 +190,7 @@ public final class HdfsBenchmark {
             throw new IllegalStateException("benchmark job into " + directory + " ended " + result.status() + " after "
                     + result.restarts() + " restarts; the throughput would be meaningless");
         }
-        EndToEndBenchmark.deleteRecursively(client.jobDirectory());
+        EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
     }
 
     /** Visible files must hold exactly the expected bytes, and no hidden (in-progress) file may be left. */

@@ -11,6 +11,7 @@ import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.cli.OnceflowCli;
 import dev.onceflow.runtime.fault.FaultPoints;
+import dev.onceflow.testing.hdfs.HdfsExtension;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -36,7 +37,7 @@ class HdfsCheckpointRecoveryTest {
     private static final int KEYS = 7;
 
     @RegisterExtension
-    static final HdfsPerClass HDFS = new HdfsPerClass();
+    static final HdfsExtension HDFS = new HdfsExtension(1);
 
     /**
      * Writes {@code dir/job.yaml}: datagen at {@code rowsPerSecond} -> count-by-key -> filesystem

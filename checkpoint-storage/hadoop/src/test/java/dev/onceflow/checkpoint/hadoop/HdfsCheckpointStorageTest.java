@@ -11,6 +11,7 @@ import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.checkpoint.CorruptCheckpointException;
 import dev.onceflow.runtime.checkpoint.RestoredCheckpoint;
 import dev.onceflow.runtime.state.OperatorSnapshot;
+import dev.onceflow.testing.hdfs.HdfsExtension;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.TestInfo;
 class HdfsCheckpointStorageTest {
 
     @RegisterExtension
-    static final HdfsPerClass HDFS = new HdfsPerClass();
+    static final HdfsExtension HDFS = new HdfsExtension(1);
 
     CheckpointStorage storage;
     CheckpointLocation jobDirectory;

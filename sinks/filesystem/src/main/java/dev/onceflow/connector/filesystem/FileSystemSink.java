@@ -5,6 +5,7 @@ import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -70,11 +71,18 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         }
         Configuration writerConf = new Configuration(conf);
         Path directory = new Path(path);
-        FileSystem fs = FileSystemPaths.fileSystemOf(directory, writerConf);
-        directory = fs.makeQualified(directory);
-        fs.mkdirs(directory);
-        return new FileSystemSinkWriter(context, fs, directory, new PartFileNames(partPrefix, compression.extension()),
-                rollingPolicy, compression, recoveryTimeout);
+        FileSystem fs = FileSystemPaths.open(directory, writerConf);
+        try {
+            directory = fs.makeQualified(directory);
+            fs.mkdirs(directory);
+        } catch (IOException | RuntimeException e) {
+            if (!FileSystemPaths.isLocal(directory)) {
+                fs.close();
+            }
+            throw e;
+        }
+        return new FileSystemSinkWriter(context, fs, !FileSystemPaths.isLocal(directory), directory,
+                new PartFileNames(partPrefix, compression.extension()), rollingPolicy, compression, recoveryTimeout);
     }
 
     @Override

@@ -43,6 +43,8 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
 
     private final SinkContext context;
     private final FileSystem fs;
+    /** Whether {@link #close()} closes {@link #fs}: a client of its own, not Hadoop's shared local one. */
+    private final boolean ownsFileSystem;
     private final Path directory;
     private final PartFileNames names;
     private final RollingPolicy rollingPolicy;
@@ -50,11 +52,15 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     private final Duration recoveryTimeout;
     /** Transactions begun and not yet pre-committed or aborted, by {@link FileTransaction#key()}. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
+    /** The handle {@link #write} was last given, and its transaction: a map lookup per record costs ~10%. */
+    private FileTransaction lastHandle;
+    private OpenTransaction lastTransaction;
 
-    FileSystemSinkWriter(SinkContext context, FileSystem fs, Path directory, PartFileNames names,
-            RollingPolicy rollingPolicy, Compression compression, Duration recoveryTimeout) {
+    FileSystemSinkWriter(SinkContext context, FileSystem fs, boolean ownsFileSystem, Path directory,
+            PartFileNames names, RollingPolicy rollingPolicy, Compression compression, Duration recoveryTimeout) {
         this.context = context;
         this.fs = fs;
+        this.ownsFileSystem = ownsFileSystem;
         this.directory = directory;
         this.names = names;
         this.rollingPolicy = rollingPolicy;
@@ -73,10 +79,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
 
     @Override
     public void write(FileTransaction transaction, Event record) throws IOException {
-        OpenTransaction txn = open.get(transaction.key());
-        if (txn == null) {
-            throw new IllegalStateException("transaction " + transaction.key() + " is not open in this writer");
-        }
+        OpenTransaction txn = transaction == lastHandle ? lastTransaction : openTransaction(transaction);
         if (txn.current != null && rollingPolicy.shouldRoll(txn.current)) {
             txn.closed.add(txn.current.syncAndClose());
             txn.current = null;
@@ -90,12 +93,21 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         txn.current.write(record);
     }
 
-    @Override
-    public FileTransaction preCommit(FileTransaction transaction) throws IOException {
-        OpenTransaction txn = open.remove(transaction.key());
+    private OpenTransaction openTransaction(FileTransaction transaction) {
+        OpenTransaction txn = open.get(transaction.key());
         if (txn == null) {
             throw new IllegalStateException("transaction " + transaction.key() + " is not open in this writer");
         }
+        lastHandle = transaction;
+        lastTransaction = txn;
+        return txn;
+    }
+
+    @Override
+    public FileTransaction preCommit(FileTransaction transaction) throws IOException {
+        OpenTransaction txn = openTransaction(transaction);
+        open.remove(transaction.key());
+        forget();
         if (txn.current != null) {
             txn.closed.add(txn.current.syncAndClose());
         }
@@ -253,6 +265,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     public void abort(FileTransaction transaction) throws IOException {
         List<PartFile> files = new ArrayList<>(transaction.parts());
         OpenTransaction txn = open.remove(transaction.key());
+        forget();
         if (txn != null) {
             files.addAll(txn.closed);
             if (txn.current != null) {
@@ -295,7 +308,10 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         }
     }
 
-    /** Closes open streams; what they hold is aborted later by {@link #abortLingering} of the next attempt. */
+    /**
+     * Closes open streams, and the file system client if it is this writer's; what the streams
+     * hold is aborted later by {@link #abortLingering} of the next attempt.
+     */
     @Override
     public void close() throws IOException {
         IOException failure = null;
@@ -314,6 +330,18 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
             }
         }
         open.clear();
+        forget();
+        if (ownsFileSystem) {
+            try {
+                fs.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
         if (failure != null) {
             throw failure;
         }
@@ -325,6 +353,12 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         } catch (FileNotFoundException e) {
             return null;
         }
+    }
+
+    /** Drops the handle {@link #write} remembers, when its transaction ends. */
+    private void forget() {
+        lastHandle = null;
+        lastTransaction = null;
     }
 
     /** A transaction being written: the part files the rolling policy closed, and the one open. */

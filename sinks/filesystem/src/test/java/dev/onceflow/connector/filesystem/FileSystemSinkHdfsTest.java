@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -161,12 +160,10 @@ class FileSystemSinkHdfsTest {
         assertThat(committedText()).isEqualTo(lines(events));
     }
 
-    /** A writer with an HDFS client of its own, as a separate process would have. */
+    /** A writer; each has an HDFS client of its own, as a separate process would. */
     private TransactionalWriter<Event, FileTransaction> process(int subtask, String attempt, long maxPartBytes)
             throws Exception {
-        Configuration conf = hdfs.configuration();
-        conf.setBoolean("fs.hdfs.impl.disable.cache", true);
-        FileSystemSink.Builder builder = FileSystemSink.builder(out).configuration(conf);
+        FileSystemSink.Builder builder = FileSystemSink.builder(out).configuration(hdfs.configuration());
         if (maxPartBytes > 0) {
             builder.maxPartBytes(maxPartBytes);
         }

@@ -51,6 +51,9 @@ public final class HdfsTestCluster implements AutoCloseable {
         conf.set("dfs.datanode.ipc.address", "127.0.0.1:" + freePort());
         conf.setInt("dfs.datanode.http.internal-proxy.port", freePort());
         conf.setInt("dfs.replication", Math.min(dataNodes, 3));
+        // Writers that hsync often (the filesystem sink, at every checkpoint) find little unwritten
+        // data to force to disk when data nodes start writing back as data arrives.
+        conf.setBoolean("dfs.datanode.sync.behind.writes", true);
         MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, baseDirectory.toAbsolutePath().toFile())
                 .numDataNodes(dataNodes)
                 .nameNodePort(freePort())
