@@ -2,6 +2,8 @@ package dev.onceflow.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -160,17 +162,20 @@ public final class ConformanceCase {
         assertThat(status).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
     }
 
+    /** The highest id with a {@code _metadata} file, on local disk or wherever the case keeps checkpoints. */
     private long highestCompletedCheckpoint() throws IOException {
-        Path dir = spec.jobDirectory().toPath();
-        if (!java.nio.file.Files.isDirectory(dir)) {
+        CheckpointLocation dir = spec.jobDirectory();
+        CheckpointFileSystem storage = CheckpointFileSystem.of(dir);
+        if (!storage.exists(dir)) {
             return 0;
         }
-        try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(dir)) {
-            return dirs.filter(p -> p.getFileName().toString().matches("(chk|savepoint)-\\d+"))
-                    .filter(p -> java.nio.file.Files.exists(p.resolve("_metadata")))
-                    .mapToLong(p -> Long.parseLong(p.getFileName().toString().replaceAll("\\D", "")))
-                    .max().orElse(0);
+        long highest = 0;
+        for (CheckpointLocation checkpoint : storage.listDirectories(dir)) {
+            if (checkpoint.name().matches("(chk|savepoint)-\\d+") && storage.exists(checkpoint.resolve("_metadata"))) {
+                highest = Math.max(highest, Long.parseLong(checkpoint.name().replaceAll("\\D", "")));
+            }
         }
+        return highest;
     }
 
     public void countCrash(String what) {

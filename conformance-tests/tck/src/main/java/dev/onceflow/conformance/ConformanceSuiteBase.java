@@ -3,6 +3,8 @@ package dev.onceflow.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.cli.OnceflowCli;
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.record.Event;
@@ -205,11 +207,11 @@ public abstract class ConformanceSuiteBase {
     @Test
     void required_eo1_savepointRestoresAtOtherParallelism() throws Exception {
         ConformanceCase c = newCase("required_eo1_savepointRestoresAtOtherParallelism", true);
-        Path first = stopWithSavepoint(c);
+        CheckpointLocation first = stopWithSavepoint(c);
         c.countCrash("stop-with-savepoint at parallelism 2, resume at 3");
         c.use(c.spec().withParallelism(3));
         JobProcess resumed = c.start(first.toString(), JobProcess.Faults.NONE);
-        Path second = savepointWhenRunning(c, resumed);
+        CheckpointLocation second = savepointWhenRunning(c, resumed);
         c.countCrash("stop-with-savepoint at parallelism 3, resume at 1");
         c.use(c.spec().withParallelism(1));
         c.finish(second.toString());
@@ -217,22 +219,26 @@ public abstract class ConformanceSuiteBase {
     }
 
     /** Takes a stop-with-savepoint of a fresh run of the case once it committed something. */
-    protected Path stopWithSavepoint(ConformanceCase c) throws Exception {
+    protected CheckpointLocation stopWithSavepoint(ConformanceCase c) throws Exception {
         return savepointWhenRunning(c, c.start("latest", JobProcess.Faults.NONE));
     }
 
-    /** Stops a running job of the case with a savepoint once it committed something; returns the savepoint. */
-    protected Path savepointWhenRunning(ConformanceCase c, JobProcess job) throws Exception {
-        Path control = c.spec().jobDirectory().toPath().resolve("_control.json");
+    /**
+     * Stops a running job of the case with a savepoint once it committed something; returns the
+     * savepoint, wherever the case keeps its checkpoints (local disk or HDFS).
+     */
+    protected CheckpointLocation savepointWhenRunning(ConformanceCase c, JobProcess job) throws Exception {
+        CheckpointLocation control = c.spec().jobDirectory().resolve("_control.json");
+        CheckpointFileSystem storage = CheckpointFileSystem.of(control);
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
-                .until(() -> !job.exitsWithin(0) && Files.exists(control) && !committed(c.destination()).isEmpty());
+                .until(() -> !job.exitsWithin(0) && storage.exists(control) && !committed(c.destination()).isEmpty());
         StringWriter out = new StringWriter();
         int status = new picocli.CommandLine(new OnceflowCli()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
                 .execute("savepoint", c.spec().jobDirectory().toString(), "--stop");
         assertThat(status).as("savepoint command: %s; job log:\n%s", out, job.tail()).isZero();
         assertThat(job.await(2)).as("job stopped with a savepoint; log:\n%s", job.tail()).isZero();
         String printed = out.toString().trim();
-        return Path.of(printed.substring("Savepoint written to ".length(), printed.indexOf(';')));
+        return CheckpointLocation.of(printed.substring("Savepoint written to ".length(), printed.indexOf(';')));
     }
 
     static void deleteRecursively(Path dir) throws IOException {

@@ -1,5 +1,6 @@
 package dev.onceflow.conformance.hdfs;
 
+import dev.onceflow.conformance.JobSpec;
 import dev.onceflow.conformance.SourceConformanceSuite;
 import dev.onceflow.conformance.SourceExternalSystem;
 import dev.onceflow.conformance.TestDestination;
@@ -14,6 +15,13 @@ import org.apache.hadoop.fs.Path;
 
 /** The whole source suite against the file source reading a directory on a real HDFS. */
 class HdfsFileSourceConformanceTest extends SourceConformanceSuite {
+
+    /** The suite's job, with its checkpoints and savepoints on the same HDFS. */
+    @Override
+    protected JobSpec jobSpec(TestDestination destination, boolean bounded) throws Exception {
+        return super.jobSpec(destination, bounded).withCheckpointDirectory(
+                ((InputFixture) system()).checkpoints(destination));
+    }
 
     @Override
     protected SourceExternalSystem externalSystem() {

@@ -2,6 +2,7 @@ package dev.onceflow.conformance.hdfs;
 
 import dev.onceflow.conformance.ExternalSystem;
 import dev.onceflow.conformance.TestDestination;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
 import dev.onceflow.testing.hdfs.HdfsTestCluster;
@@ -20,7 +21,7 @@ import org.apache.hadoop.fs.FileSystem;
 /**
  * A real HDFS for one test class: a name node and a data node in the test JVM, reached by the
  * jobs (child JVMs) through an {@code hdfs://127.0.0.1:<port>} URI. Each case gets a directory of
- * its own, named after the case.
+ * its own, named after the case, which holds its data and its job's checkpoints and savepoints.
  */
 abstract class HdfsFixture implements ExternalSystem {
 
@@ -51,6 +52,11 @@ abstract class HdfsFixture implements ExternalSystem {
     /** {@code hdfs://127.0.0.1:<port>/<case>/<name>}. */
     String uri(TestDestination destination, String name) {
         return cluster.uri() + "/" + destination.name() + "/" + name;
+    }
+
+    /** Where the case's job keeps its checkpoints and savepoints: on this HDFS too. */
+    CheckpointLocation checkpoints(TestDestination destination) {
+        return CheckpointLocation.of(uri(destination, "checkpoints"));
     }
 
     /** The events in the visible files of {@code directory}, as a committed reader sees them. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceflow.conformance.ConformanceCase;
 import dev.onceflow.conformance.JobProcess;
+import dev.onceflow.conformance.JobSpec;
 import dev.onceflow.conformance.Rule;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
@@ -22,6 +23,13 @@ import org.junit.jupiter.api.Test;
  * rename, and its only data node restarted while part files are being written.
  */
 class HdfsSinkConformanceTest extends SinkConformanceSuite {
+
+    /** The suite's job, with its checkpoints and savepoints on the same HDFS. */
+    @Override
+    protected JobSpec jobSpec(TestDestination destination, boolean bounded) throws Exception {
+        return super.jobSpec(destination, bounded).withCheckpointDirectory(
+                ((SinkFixture) system()).checkpoints(destination));
+    }
 
     @Override
     protected SinkExternalSystem externalSystem() {

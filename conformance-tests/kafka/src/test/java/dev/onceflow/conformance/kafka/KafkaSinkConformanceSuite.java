@@ -8,6 +8,7 @@ import dev.onceflow.conformance.Rule;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
 import dev.onceflow.conformance.Verdict;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,7 +60,7 @@ abstract class KafkaSinkConformanceSuite extends SinkConformanceSuite {
      * runs ("the job is finishing", or no job left to connect to).
      */
     @Override
-    protected Path stopWithSavepoint(ConformanceCase c) throws Exception {
+    protected CheckpointLocation stopWithSavepoint(ConformanceCase c) throws Exception {
         c.use(c.spec().withRowsPerSecond(Math.max(1, settings().rowsPerSecond() / 2)));
         return super.stopWithSavepoint(c);
     }
