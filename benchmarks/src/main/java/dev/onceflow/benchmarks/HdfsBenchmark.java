@@ -38,7 +38,8 @@ import org.apache.hadoop.fs.FileSystem;
  * as pre-commit does: the job's extra work is checkpointing, one file per subtask and second, and
  * the renames. Every run writes into a fresh directory that must end up holding exactly the
  * expected number of bytes in visible files and no hidden ones, or the benchmark fails.
- * Configurations run interleaved after a warm-up round; medians summarize the rounds.
+ * Configurations run interleaved after a warm-up round, each after a {@code sync} of the page
+ * cache (untimed); medians summarize the rounds.
  *
  * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
  * 20,000,000), {@code rounds} (default 3), {@code configs} (default {@code raw,eo}; {@code off} adds
@@ -133,6 +134,9 @@ public final class HdfsBenchmark {
     /** One run into a fresh directory; returns rows per second, after checking the directory's bytes. */
     double runOnce(Config config) throws Exception {
         String directory = hdfs.uri() + "/bench-" + config.shortName + "-" + (++runCounter);
+        // The previous run's 700 MB may still be on their way to disk, slowing whichever run comes
+        // next (the sink's hsyncs most): each run starts with nothing pending, outside the timing.
+        new ProcessBuilder("sync").inheritIO().start().waitFor();
         System.gc();
         long start = System.nanoTime();
         if (config == Config.RAW) {
