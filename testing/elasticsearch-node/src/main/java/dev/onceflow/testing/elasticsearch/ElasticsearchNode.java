@@ -34,7 +34,8 @@ import java.util.stream.Stream;
  * transport on {@code 127.0.0.1} only, on ports chosen free at start, and its data, logs and
  * configuration in a directory of its own that {@link #close()} deletes.
  *
- * <p>A node takes 13–21 s to start, so test classes normally share one per JVM:
+ * <p>A node takes seconds to start (7–8 s on an idle two-core machine, more on a busy one), so
+ * test classes normally share one per JVM:
  *
  * <pre>{@code
  * ElasticsearchNode es = ElasticsearchNode.shared();
@@ -73,7 +74,10 @@ public final class ElasticsearchNode implements AutoCloseable {
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration READY_POLL = Duration.ofMillis(200);
     private static final String HEAP = "-Xms512m -Xmx512m";
-    /** Elasticsearch starts in about 13 s on this JDK and in 21 s on 17, so it is taken where installed. */
+    /**
+     * Elasticsearch 8.19 ships with a far newer JDK than 17, its minimum, and is mostly tested on
+     * that, so a newer one is taken where installed (both start a node in about 7 s).
+     */
     private static final Path PREFERRED_JAVA_HOME = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
     /** The main class of the server JVM; the launcher JVM that starts it runs another one. */
     private static final String SERVER_MAIN_CLASS = "org.elasticsearch.bootstrap.Elasticsearch";
@@ -131,7 +135,7 @@ public final class ElasticsearchNode implements AutoCloseable {
     }
 
     /**
-     * The node shared by every test in this JVM: started on first call (13–21 s), stopped and
+     * The node shared by every test in this JVM: started on first call (7–8 s), stopped and
      * deleted by a JVM shutdown hook; never {@link #close()} it. Tests share its indices, so each
      * should use index names of its own.
      *
@@ -150,15 +154,15 @@ public final class ElasticsearchNode implements AutoCloseable {
 
     /**
      * Starts a node of the caller's own, returning once its cluster health is green or yellow
-     * (13–21 s). The caller closes it.
+     * (7–8 s). The caller closes it.
      *
      * <p>The distribution is the zip of
      * {@code org.elasticsearch.distribution.integ-test-zip:elasticsearch}, a dependency of this
      * module, which Maven fetches for every module that depends on this one: it is found where
      * Maven put it and unpacked once per machine into
      * {@code java.io.tmpdir/onceflow-elasticsearch-<version>}. The node runs on
-     * {@code /usr/lib/jvm/temurin-25-jdk-amd64} if installed (it starts faster there), else on the
-     * test JVM's own Java, with a heap of 512 MB.
+     * {@code /usr/lib/jvm/temurin-25-jdk-amd64} if installed, else on the test JVM's own Java,
+     * with a heap of 512 MB (300,000 small documents indexed in bulk filled half of it).
      *
      * @throws IllegalStateException if it does not start, with the tail of its output; nothing of
      *     it is left running or on disk then

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * One node for the whole class (starting one takes 13–21 s): the tests run in order, each on
+ * One node for the whole class (starting one takes seconds): the tests run in order, each on
  * what the previous left, and the last one closes it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
