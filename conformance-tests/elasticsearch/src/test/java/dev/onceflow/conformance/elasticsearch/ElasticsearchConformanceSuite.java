@@ -1,0 +1,46 @@
+package dev.onceflow.conformance.elasticsearch;
+
+import dev.onceflow.conformance.ConformanceCase;
+import dev.onceflow.conformance.SinkConformanceSuite;
+import dev.onceflow.conformance.SinkExternalSystem;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
+import dev.onceflow.runtime.fault.FaultPoints;
+import org.junit.jupiter.api.Test;
+
+/** The sink suite plus a fault on Elasticsearch's side, for each mode of the Elasticsearch sink. */
+abstract class ElasticsearchConformanceSuite extends SinkConformanceSuite {
+
+    /** The sink's {@code mode} option under test. */
+    protected abstract String mode();
+
+    @Override
+    protected final SinkExternalSystem externalSystem() {
+        return new ElasticsearchFixture(mode());
+    }
+
+    /**
+     * The savepoint case stops the job twice once it committed something. A fresh job JVM needs
+     * about 1.5 s before its first documents are acknowledged (loading the Elasticsearch client
+     * and its first requests take most of it), by which time the default throttle has let most of
+     * the case's records through, and the resumed job would end before its savepoint. A quarter
+     * of the rate leaves both stops a running job.
+     */
+    @Override
+    protected CheckpointLocation stopWithSavepoint(ConformanceCase c) throws Exception {
+        c.use(c.spec().withRowsPerSecond(Math.max(1, settings().rowsPerSecond() / 4)));
+        return super.stopWithSavepoint(c);
+    }
+
+    /**
+     * EO-1 across a node restart: checkpoint 3 completed and the job stalls before telling the
+     * sinks, so its documents are flushed but the job has not moved on (idempotent) or still wait in
+     * the checkpoint to be sent (write-ahead), while the node stops and starts again. The sink must
+     * retry or fail over and replay, and lose or repeat nothing.
+     */
+    @Test
+    void elasticsearch_nodeRestartBetweenWriteAndCommit() throws Exception {
+        newCase("elasticsearch_nodeRestartBetweenWriteAndCommit", true).assertExactlyOnceAcross("node restarted",
+                FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, 3, 8000,
+                () -> ((ElasticsearchFixture) system()).restartNode());
+    }
+}
