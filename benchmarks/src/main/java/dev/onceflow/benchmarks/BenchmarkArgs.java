@@ -1,8 +1,11 @@
 package dev.onceflow.benchmarks;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Settings of a benchmark given as system properties or {@code name=value} arguments, and the median it reports. */
 final class BenchmarkArgs {
@@ -31,6 +34,29 @@ final class BenchmarkArgs {
             values.put(plain.substring(0, eq), plain.substring(eq + 1));
         }
         return values;
+    }
+
+    /**
+     * The configurations named in {@code names} (comma-separated short names), in that order.
+     *
+     * @throws IllegalArgumentException naming an unknown name and the accepted ones
+     */
+    static <C> List<C> configs(String names, C[] all, Function<C, String> shortName) {
+        List<C> configs = new ArrayList<>();
+        for (String name : names.split(",")) {
+            C config = null;
+            for (C candidate : all) {
+                if (shortName.apply(candidate).equals(name.trim())) {
+                    config = candidate;
+                }
+            }
+            if (config == null) {
+                throw new IllegalArgumentException("configs: unknown '" + name + "'; accepted: "
+                        + String.join(", ", Arrays.stream(all).map(shortName).toList()));
+            }
+            configs.add(config);
+        }
+        return configs;
     }
 
     static double median(List<Double> values) {

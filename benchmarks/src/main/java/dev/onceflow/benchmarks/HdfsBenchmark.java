@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -98,12 +97,8 @@ public final class HdfsBenchmark {
                 "rows=<n>, rounds=<n>, configs=<raw,eo,off>");
         long rows = Long.parseLong(values.getOrDefault("rows", "20000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
-        List<Config> configs = new ArrayList<>();
-        for (String name : values.getOrDefault("configs", "raw,eo").split(",")) {
-            configs.add(Arrays.stream(Config.values()).filter(c -> c.shortName.equals(name.trim())).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("configs: unknown '" + name
-                            + "'; accepted: raw, eo, off")));
-        }
+        List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "raw,eo"), Config.values(),
+                c -> c.shortName);
         if (rows < 1 || rounds < 1) {
             System.err.println("HdfsBenchmark: rows and rounds must be >= 1");
             System.exit(2);

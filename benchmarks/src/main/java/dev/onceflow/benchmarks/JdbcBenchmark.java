@@ -22,8 +22,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,12 +88,8 @@ public final class JdbcBenchmark {
                 "rows=<n>, rounds=<n>, configs=<raw,eo,wal,idem>");
         long rows = Long.parseLong(values.getOrDefault("rows", "2000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
-        List<Config> configs = new ArrayList<>();
-        for (String name : values.getOrDefault("configs", "raw,eo,wal,idem").split(",")) {
-            configs.add(Arrays.stream(Config.values()).filter(c -> c.shortName.equals(name.trim())).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("configs: unknown '" + name
-                            + "'; accepted: raw, eo, wal, idem")));
-        }
+        List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "raw,eo,wal,idem"), Config.values(),
+                c -> c.shortName);
         if (rows < 1 || rounds < 1) {
             System.err.println("JdbcBenchmark: rows and rounds must be >= 1");
             System.exit(2);

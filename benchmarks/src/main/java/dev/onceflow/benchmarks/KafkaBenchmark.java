@@ -96,12 +96,8 @@ public final class KafkaBenchmark {
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
         int latencyRate = Integer.parseInt(values.getOrDefault("latency-rate", "20000").replace("_", ""));
         int latencySeconds = Integer.parseInt(values.getOrDefault("latency-seconds", "20"));
-        List<Config> configs = new ArrayList<>();
-        for (String name : values.getOrDefault("configs", "plain,eo,wal").split(",")) {
-            configs.add(Arrays.stream(Config.values()).filter(c -> c.shortName.equals(name.trim())).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("configs: unknown '" + name
-                            + "'; accepted: plain, eo, wal")));
-        }
+        List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "plain,eo,wal"), Config.values(),
+                c -> c.shortName);
         if (rows < 1 || rounds < 1 || latencyRate < 1 || latencySeconds < 1) {
             System.err.println("KafkaBenchmark: rows, rounds, latency-rate and latency-seconds must be >= 1");
             System.exit(2);

@@ -13,9 +13,14 @@ abstract class ElasticsearchConformanceSuite extends SinkConformanceSuite {
     /** The sink's {@code mode} option under test. */
     protected abstract String mode();
 
+    /** The sink's {@code document-id} option under test. */
+    protected String documentId() {
+        return "id";
+    }
+
     @Override
     protected final SinkExternalSystem externalSystem() {
-        return new ElasticsearchFixture(mode());
+        return new ElasticsearchFixture(mode(), documentId());
     }
 
     /**

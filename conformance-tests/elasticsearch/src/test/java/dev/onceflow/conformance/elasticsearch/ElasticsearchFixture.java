@@ -24,11 +24,18 @@ import org.elasticsearch.client.RestClient;
 final class ElasticsearchFixture implements SinkExternalSystem {
 
     private final String mode;
+    private final String documentId;
     private ElasticsearchNode node;
     private ElasticsearchClient client;
 
+    /** The sink with record ids as document ids, in {@code mode}. */
     ElasticsearchFixture(String mode) {
+        this(mode, "id");
+    }
+
+    ElasticsearchFixture(String mode, String documentId) {
         this.mode = mode;
+        this.documentId = documentId;
     }
 
     @Override
@@ -40,7 +47,7 @@ final class ElasticsearchFixture implements SinkExternalSystem {
 
     @Override
     public String variant() {
-        return mode;
+        return documentId.equals("id") ? mode : mode + "-" + documentId + "-ids";
     }
 
     @Override
@@ -68,6 +75,7 @@ final class ElasticsearchFixture implements SinkExternalSystem {
         options.put("hosts", node.httpUri().toString());
         options.put("index", index(destination));
         options.put("mode", mode);
+        options.put("document-id", documentId);
         options.put("committer-index", index(destination) + "-checkpoints");
         // Long enough to ride out the node restart case (start-up is 13-21 s here).
         options.put("retry.max-duration", "90s");

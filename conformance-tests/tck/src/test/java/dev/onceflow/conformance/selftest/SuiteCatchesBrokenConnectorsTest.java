@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import dev.onceflow.conformance.CaseResult;
+import dev.onceflow.conformance.SelectedCase;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

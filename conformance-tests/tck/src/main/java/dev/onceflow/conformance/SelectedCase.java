@@ -1,10 +1,9 @@
-package dev.onceflow.conformance.selftest;
+package dev.onceflow.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.onceflow.conformance.ConformanceReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,18 +23,21 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * One case of a conformance suite, run by the JUnit Platform launcher as a connector author's
- * build would run it, with what it reported: the outcome of every test that ran, and the
+ * build would run it, with what it reported. It proves that the suite catches what it should: run
+ * a case against a deliberately weaker configuration (a broken connector, at-least-once mode,
+ * ids that cannot deduplicate) and assert that it fails under the right rule. Such a suite class
+ * should be a nested class, which surefire does not run by itself: the outcome of every test that ran, and the
  * conformance report the suite wrote for the connector.
  *
  * @param finished each test that ran, with its outcome
  * @param report the suite's report of the connector ({@code target/conformance/<kind>-<connector>.json})
  */
-record SelectedCase(List<Finished> finished, ConformanceReport.Document report) {
+public record SelectedCase(List<Finished> finished, ConformanceReport.Document report) {
 
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     /** A test that ran: its display name and outcome. */
-    record Finished(String displayName, TestExecutionResult result) {
+    public record Finished(String displayName, TestExecutionResult result) {
     }
 
     /**
@@ -46,7 +48,7 @@ record SelectedCase(List<Finished> finished, ConformanceReport.Document report) 
      * (or a correct one run in a weaker mode), and {@code GuaranteesMatrix} would otherwise publish
      * it next to the real connectors' reports.
      */
-    static SelectedCase run(DiscoverySelector selector, String kindAndConnector, Map<String, String> properties)
+    public static SelectedCase run(DiscoverySelector selector, String kindAndConnector, Map<String, String> properties)
             throws IOException {
         List<Finished> finished = new ArrayList<>();
         Map<String, String> saved = new java.util.HashMap<>();
@@ -85,7 +87,7 @@ record SelectedCase(List<Finished> finished, ConformanceReport.Document report) 
      * rather than written out: Jupiter names an inherited package-private method after its
      * declaring class, which a suite's author should not have to know.
      */
-    static DiscoverySelector dynamicTest(Class<?> suite, String factoryMethod, int n) {
+    public static DiscoverySelector dynamicTest(Class<?> suite, String factoryMethod, int n) {
         TestPlan plan = LauncherFactory.create().discover(LauncherDiscoveryRequestBuilder.request()
                 .selectors(DiscoverySelectors.selectMethod(suite, factoryMethod)).build());
         UniqueId factory = plan.getRoots().stream().flatMap(root -> plan.getDescendants(root).stream())
@@ -96,7 +98,7 @@ record SelectedCase(List<Finished> finished, ConformanceReport.Document report) 
         return DiscoverySelectors.selectUniqueId(factory.append("dynamic-test", "#" + n));
     }
 
-    static SelectedCase run(DiscoverySelector selector, String kindAndConnector) throws IOException {
+    public static SelectedCase run(DiscoverySelector selector, String kindAndConnector) throws IOException {
         return run(selector, kindAndConnector, Map.of());
     }
 
@@ -104,7 +106,7 @@ record SelectedCase(List<Finished> finished, ConformanceReport.Document report) 
      * The message of the one case that ran, which must have failed with an assertion (not an
      * error of the harness, which would prove nothing about the connector).
      */
-    String failureMessage() {
+    public String failureMessage() {
         assertThat(finished).as("the tests that ran").hasSize(1);
         Finished only = finished.get(0);
         assertThat(only.result().getStatus()).as("outcome of %s: %s", only.displayName(), only.result())
