@@ -21,6 +21,7 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -86,6 +87,18 @@ public abstract class ConformanceSuiteBase {
         deleteRecursively(workRoot);
         System.out.printf("Onceflow conformance (%s %s): profile %s, seed %d (replay with -Donceflow.conformance.seed=%d)%n",
                 kind(), connector, settings.profile(), settings.seed(), settings.seed());
+    }
+
+    /**
+     * A case that failed while its job was running leaves the job behind: stop it before the next
+     * case starts, so it cannot write into the external system or hold its resources.
+     */
+    @AfterEach
+    void killJobsLeftRunning() throws InterruptedException {
+        int killed = JobProcess.killAll();
+        if (killed > 0) {
+            System.out.printf("Onceflow conformance: killed %d job process(es) the case left running%n", killed);
+        }
     }
 
     @AfterAll

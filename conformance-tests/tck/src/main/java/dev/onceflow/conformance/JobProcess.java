@@ -17,12 +17,35 @@ import java.util.concurrent.TimeUnit;
 public final class JobProcess {
 
     private final Process process;
+    /**
+     * Every job started and not yet seen to end, so that a case failing half-way (an assertion
+     * while its job still runs) does not leave that job running into the next case, retrying
+     * against a system the suite has moved on from.
+     */
+    private static final java.util.Set<Process> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final Path log;
     private final long startNanos = System.nanoTime();
 
     private JobProcess(Process process, Path log) {
         this.process = process;
         this.log = log;
+        RUNNING.add(process);
+        process.onExit().thenRun(() -> RUNNING.remove(process));
+    }
+
+    /** SIGKILLs every job still running and waits until they are gone; returns how many there were. */
+    static int killAll() throws InterruptedException {
+        int killed = 0;
+        for (Process process : java.util.List.copyOf(RUNNING)) {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+                process.waitFor();
+                killed++;
+            }
+            RUNNING.remove(process);
+        }
+        return killed;
     }
 
     /** What to arm in the child. */
