@@ -3,6 +3,7 @@ package dev.onceflow.runtime.operator;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One step of a task's operator chain. Every method runs on the task thread.
@@ -42,6 +43,19 @@ public abstract class StreamOperator<IN> {
     public OperatorSnapshot snapshotState(long checkpointId) throws Exception {
         return OperatorSnapshot.EMPTY;
     }
+
+    /**
+     * What must be finished, beyond writing the snapshot, before this task acknowledges checkpoint
+     * {@code checkpointId}: a sink's pre-committed transaction becoming durable off the task thread.
+     * Called on the task thread right after {@link #snapshotState}. The future may complete on any
+     * thread; if it completes exceptionally, the job fails.
+     */
+    public CompletableFuture<Void> beforeAcknowledge(long checkpointId) {
+        return DONE;
+    }
+
+    /** A completed future for {@link #beforeAcknowledge}; completing it again has no effect. */
+    protected static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
     }

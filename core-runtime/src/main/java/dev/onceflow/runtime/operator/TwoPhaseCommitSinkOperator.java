@@ -6,6 +6,7 @@ import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.state.VersionedValues;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import java.nio.ByteBuffer;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,12 @@ public final class TwoPhaseCommitSinkOperator<IN, TXN> extends StreamOperator<IN
     private final NavigableMap<Long, TXN> pending = new TreeMap<>();
     private TransactionalWriter<IN, TXN> writer;
     private TXN current;
+    /**
+     * Completes when the transaction of the latest barrier and of every earlier one are durable:
+     * chained, so a checkpoint is never acknowledged while an earlier one's transaction may still be
+     * lost, whatever order the writer finishes them in.
+     */
+    private CompletableFuture<Void> durable = DONE;
 
     public TwoPhaseCommitSinkOperator(TwoPhaseCommitSink<IN, TXN> sink) {
         this.sink = sink;
@@ -83,8 +91,12 @@ public final class TwoPhaseCommitSinkOperator<IN, TXN> extends StreamOperator<IN
     @Override
     public void prepareSnapshotPreBarrier(CheckpointBarrier barrier) throws Exception {
         FaultPoints.reach(FaultPoints.SINK_BEFORE_PRECOMMIT);
-        pending.put(barrier.checkpointId(), writer.preCommit(current));
-        FaultPoints.reach(FaultPoints.SINK_AFTER_PRECOMMIT);
+        PreCommitted<TXN> preCommitted = writer.preCommitAsync(current);
+        pending.put(barrier.checkpointId(), preCommitted.handle());
+        // Rule 2PC-2 holds once the stage completes; with a synchronous writer that is already so,
+        // and the fault point is reached here on the task thread, as before.
+        durable = durable.thenCombine(preCommitted.durable(), (earlier, latest) -> latest)
+                .thenRun(() -> FaultPoints.reach(FaultPoints.SINK_AFTER_PRECOMMIT));
         // Named after the next checkpoint expected; if it is aborted the id may be skipped, which is
         // harmless: ids only have to be unique and greater than every restored one (rule 2PC-8).
         current = writer.beginTransaction(barrier.checkpointId() + 1);
@@ -99,6 +111,12 @@ public final class TwoPhaseCommitSinkOperator<IN, TXN> extends StreamOperator<IN
         }
         return new OperatorSnapshot(Map.of(),
                 Map.of(PENDING, pendingBytes, OPEN, List.of(VersionedValues.write(serializer, current))), new TreeMap<>());
+    }
+
+    /** The checkpoint's handle is in its snapshot already; its acknowledgement waits for rule 2PC-2. */
+    @Override
+    public CompletableFuture<Void> beforeAcknowledge(long checkpointId) {
+        return durable;
     }
 
     @Override

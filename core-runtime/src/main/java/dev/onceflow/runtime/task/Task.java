@@ -6,9 +6,12 @@ import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -133,25 +136,46 @@ public abstract class Task implements Runnable {
             writer.broadcast(new StreamElement.Barrier(barrier));
         }
         Map<String, OperatorSnapshot> snapshots = new LinkedHashMap<>();
+        List<CompletableFuture<Void>> beforeAck = new ArrayList<>();
         for (StreamOperator<Object> operator : chain) {
             OperatorSnapshot snapshot = operator.snapshotState(barrier.checkpointId());
             if (!snapshot.isEmpty()) {
                 snapshots.put(operator.context().uid(), snapshot);
+            }
+            CompletableFuture<Void> pending = operator.beforeAcknowledge(barrier.checkpointId());
+            if (!pending.isDone() || pending.isCompletedExceptionally()) {
+                beforeAck.add(pending);
             }
         }
         if (barrier.terminal()) {
             terminalCheckpointId = barrier.checkpointId();
         }
         long id = barrier.checkpointId();
+        CompletableFuture<Void> ready = CompletableFuture.allOf(beforeAck.toArray(CompletableFuture[]::new));
         environment.snapshotExecutor().execute(() -> {
+            CheckpointMetadata.TaskStateRef ref;
             try {
-                CheckpointMetadata.TaskStateRef ref = environment.storage().writeTaskState(id, barrier.kind(),
-                        stageName, uids, subtask, parallelism, snapshots);
-                FaultPoints.reach(FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK);
-                environment.acknowledge(this, id, ref, alignmentNanos);
+                ref = environment.storage().writeTaskState(id, barrier.kind(), stageName, uids, subtask,
+                        parallelism, snapshots);
             } catch (Throwable t) {
                 environment.decline(id, new Exception(name() + " could not write its state: " + t, t));
+                return;
             }
+            // The state is written while the operators finish (a sink's data becoming durable); the
+            // acknowledgement, which may complete the checkpoint, waits for both.
+            ready.whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    // Not a decline: a pre-committed transaction that cannot be made durable must not
+                    // be committed by a later checkpoint either, so this attempt ends here.
+                    environment.fail(new TaskFailure(name(), new Exception(
+                            "checkpoint " + id + " could not be completed: " + cause, cause)));
+                    return;
+                }
+                FaultPoints.reach(FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK);
+                environment.acknowledge(this, id, ref, alignmentNanos);
+            });
         });
     }
 

@@ -5,7 +5,8 @@ package dev.onceflow.spi.sink;
  * {@code docs/spec.md}; the conformance suite has one test per rule.
  *
  * <p><b>Thread.</b> Every method is called on the subtask's task thread, never concurrently. The
- * writer may keep live resources (connections, producers, open streams) keyed by handle.
+ * writer may keep live resources (connections, producers, open streams) keyed by handle. Only the
+ * work a writer chooses to finish off that thread after {@link #preCommitAsync} runs elsewhere.
  *
  * <p><b>Order of calls in one attempt.</b>
  * <ol>
@@ -13,7 +14,7 @@ package dev.onceflow.spi.sink;
  *       checkpoint, oldest first, then {@link #recoverAndAbort} for the handle that was open.</li>
  *   <li>{@link #abortLingering()} once, always (fresh start or restore).</li>
  *   <li>Repeatedly: {@link #beginTransaction}, {@link #write} any number of times,
- *       {@link #preCommit} at the barrier; and, when a checkpoint completes, {@link #commit} of
+ *       {@link #preCommitAsync} at the barrier; and, when a checkpoint completes, {@link #commit} of
  *       every pre-committed handle up to it, oldest first.</li>
  *   <li>{@link #abort} of the open transaction and {@link #close()} when the job stops or fails
  *       (not after a crash: then nothing is called, which is what recovery is for).</li>
@@ -44,10 +45,45 @@ public interface TransactionalWriter<IN, TXN> extends AutoCloseable {
      * 2PC-2: after this returns, the transaction survives the death of this process and can be
      * committed by another process given only the returned handle.
      *
+     * <p>The runtime calls {@link #preCommitAsync}, whose default calls this method; a writer that
+     * overrides {@link #preCommitAsync} implements this one by waiting for its stage.
+     *
      * @return the handle to store in the checkpoint; it may record what pre-commit learned
      *     (a file length, a producer epoch)
      */
     TXN preCommit(TXN transaction) throws Exception;
+
+    /**
+     * Pre-commits {@code transaction} as {@link #preCommit} does, but may finish making it durable
+     * off the task thread, so that the task goes on processing the next transaction's records while
+     * the external system forces the data out (an {@code hsync}, an {@code fsync}, waiting for
+     * acknowledgements). The runtime calls this method, not {@link #preCommit}, at every barrier.
+     *
+     * <p><b>Caller and thread.</b> The task thread, once per transaction, where {@link #preCommit}
+     * would be called. The returned stage may complete on any thread, and must not need the task
+     * thread to do so: the task thread does not wait for it.
+     *
+     * <p><b>What the runtime guarantees.</b> It stores {@link PreCommitted#handle()} in the
+     * checkpoint and acknowledges the checkpoint only after {@link PreCommitted#durable()}
+     * completed normally, and after the stages of every earlier checkpoint of this writer did. So
+     * no checkpoint that holds the handle completes, and {@link #commit} of the handle is never
+     * called, before the transaction is durable. Meanwhile it calls {@link #beginTransaction} and
+     * {@link #write} for the next transaction and {@link #commit} of earlier handles, on the task
+     * thread as ever: work done off the task thread must only touch the transaction it was
+     * started for. If the stage completes exceptionally, the job fails; the transaction then
+     * belongs to no completed checkpoint and the next attempt's {@link #abortLingering} removes it.
+     * {@link #close()} may be called while a stage is incomplete (the job failed or was
+     * cancelled): the writer then stops that work without committing anything.
+     *
+     * <p>After a crash before the stage completed, the checkpoint is incomplete, so the
+     * transaction is one the restored checkpoint does not know of (2PC-7).
+     *
+     * <p>The default calls {@link #preCommit} and returns a completed stage, which is right for
+     * writers whose pre-commit is one round trip (a {@code PREPARE TRANSACTION}).
+     */
+    default PreCommitted<TXN> preCommitAsync(TXN transaction) throws Exception {
+        return PreCommitted.durable(preCommit(transaction));
+    }
 
     /**
      * Makes a pre-committed transaction visible. Called after the checkpoint that holds the handle
