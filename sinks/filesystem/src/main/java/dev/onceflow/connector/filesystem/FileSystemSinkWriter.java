@@ -1,6 +1,7 @@
 package dev.onceflow.connector.filesystem;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.io.FileNotFoundException;
@@ -14,6 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LeaseRecoverable;
@@ -31,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * which happens after its checkpoint completed; pre-commit makes the bytes durable and records
  * their number in the handle, so a later process can finish the commit from the handle alone and
  * can tell a finished commit (final file present) from lost data (neither file present).
+ *
+ * <p>Pre-commit is asynchronous: the task thread ends the part file's encoding, so its length is
+ * final and goes into the handle, and a sync thread of this writer {@code hsync}s and closes it
+ * while the task thread writes the next checkpoint's records. The wait for the data node to force
+ * the data to disk was about a tenth of a run at 1 s checkpoints on HDFS when the task thread did it.
  */
 final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTransaction> {
 
@@ -55,6 +66,12 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     /** The handle {@link #write} was last given, and its transaction: a map lookup per record costs ~10%. */
     private FileTransaction lastHandle;
     private OpenTransaction lastTransaction;
+    /**
+     * Makes finished part files durable and closes them, in the order they were finished. One
+     * thread: the only object it shares with the task thread is the file system client, which is
+     * thread-safe.
+     */
+    private final ExecutorService syncThread;
 
     FileSystemSinkWriter(SinkContext context, FileSystem fs, boolean ownsFileSystem, Path directory,
             PartFileNames names, RollingPolicy rollingPolicy, Compression compression, Duration recoveryTimeout) {
@@ -66,6 +83,11 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         this.rollingPolicy = rollingPolicy;
         this.compression = compression;
         this.recoveryTimeout = recoveryTimeout;
+        this.syncThread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "onceflow-filesystem-sync-" + context.subtaskIndex());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /** Only names the first file: files are created on the first write, so empty checkpoints leave none. */
@@ -81,8 +103,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     public void write(FileTransaction transaction, Event record) throws IOException {
         OpenTransaction txn = transaction == lastHandle ? lastTransaction : openTransaction(transaction);
         if (txn.current != null && rollingPolicy.shouldRoll(txn.current)) {
-            txn.closed.add(txn.current.syncAndClose());
-            txn.current = null;
+            txn.finishCurrent();
         }
         if (txn.current == null) {
             PartFile part = txn.partName(txn.closed.size());
@@ -103,18 +124,38 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         return txn;
     }
 
+    /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */
     @Override
     public FileTransaction preCommit(FileTransaction transaction) throws IOException {
+        PreCommitted<FileTransaction> preCommitted = preCommitAsync(transaction);
+        try {
+            preCommitted.durable().toCompletableFuture().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while part files were made durable");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+        return preCommitted.handle();
+    }
+
+    /**
+     * 2PC-2 once the stage completes: the handle lists every part file with its final length at
+     * once, and the sync thread makes them durable.
+     */
+    @Override
+    public PreCommitted<FileTransaction> preCommitAsync(FileTransaction transaction) throws IOException {
         OpenTransaction txn = openTransaction(transaction);
         open.remove(transaction.key());
         forget();
         if (txn.current != null) {
-            txn.closed.add(txn.current.syncAndClose());
+            txn.finishCurrent();
         }
         if (txn.closed.isEmpty()) {
-            return transaction; // nothing written: the planned first part, length 0, no file
+            return PreCommitted.durable(transaction); // nothing written: the planned first part, length 0, no file
         }
-        return new FileTransaction(txn.closed);
+        return new PreCommitted<>(new FileTransaction(txn.closed),
+                CompletableFuture.allOf(txn.syncs.toArray(CompletableFuture[]::new)));
     }
 
     @Override
@@ -268,6 +309,9 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         forget();
         if (txn != null) {
             files.addAll(txn.closed);
+            // Delete a finished part only once its sync is over, whatever its outcome, so that
+            // neither the delete nor the sync fails for the other.
+            txn.syncs.forEach(sync -> sync.exceptionally(failure -> null).join());
             if (txn.current != null) {
                 txn.current.close();
                 files.add(txn.current.name());
@@ -315,6 +359,14 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     @Override
     public void close() throws IOException {
         IOException failure = null;
+        // Syncs still running belong to a checkpoint this attempt will not complete (it is
+        // acknowledged only after them): recovery commits or discards their files.
+        syncThread.shutdownNow();
+        try {
+            syncThread.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (OpenTransaction txn : open.values()) {
             if (txn.current == null) {
                 continue;
@@ -365,11 +417,33 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     private final class OpenTransaction {
 
         private final long checkpointId;
+        /** Finished part files, with their final lengths. */
         private final List<PartFile> closed = new ArrayList<>();
+        /** One per finished part: completes when it is durable and closed. */
+        private final List<CompletableFuture<Void>> syncs = new ArrayList<>();
         private PartFileStream current;
 
         OpenTransaction(long checkpointId) {
             this.checkpointId = checkpointId;
+        }
+
+        /** Ends the open part file here, and makes it durable and closes it on the sync thread. */
+        void finishCurrent() throws IOException {
+            PartFileStream stream = current;
+            PartFile part = stream.finish();
+            current = null;
+            closed.add(part);
+            CompletableFuture<Void> synced = new CompletableFuture<>();
+            syncs.add(synced);
+            syncThread.execute(() -> {
+                try {
+                    stream.syncAndClose();
+                    synced.complete(null);
+                } catch (Throwable t) {
+                    synced.completeExceptionally(new IOException("could not make part file " + part.inProgressPath()
+                            + " durable (" + part.length() + " bytes): " + t.getMessage(), t));
+                }
+            });
         }
 
         PartFile partName(int part) {

@@ -27,7 +27,7 @@ final class PartFileStream implements AutoCloseable {
             throws IOException {
         this.name = name;
         this.out = out;
-        // The compressor's close must finish its format without closing the file: that is syncAndClose's.
+        // The compressor's close (in finish) must end its format without closing the file: syncAndClose does that.
         OutputStream unclosable = new FilterOutputStream(out) {
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
@@ -65,17 +65,22 @@ final class PartFileStream implements AutoCloseable {
     }
 
     /**
-     * Makes everything written durable and closes the file (2PC-2).
+     * Ends the part: flushes the buffer and finishes the compressed format, if any, into the file.
+     * Nothing may be written after. The bytes are in the file system client, not yet durable:
+     * {@link #syncAndClose} does that, and may run on another thread.
      *
-     * @return the part file with the number of bytes in the file
+     * @return the part file with the number of bytes in the file, which is final
      */
-    PartFile syncAndClose() throws IOException {
-        encoded.close(); // flushes the buffer and finishes the compressed format, if any
+    PartFile finish() throws IOException {
+        encoded.close();
+        return name.withLength(out.getPos());
+    }
+
+    /** Makes the finished part durable and closes the file (2PC-2). */
+    void syncAndClose() throws IOException {
         // hsync, not hflush: the data must survive a machine failure, not just this process's.
         out.hsync();
-        long length = out.getPos();
         out.close();
-        return name.withLength(length);
     }
 
     /** Closes the file without a sync; what it holds is discarded by the caller. */
