@@ -42,7 +42,9 @@ import org.apache.hadoop.fs.FileSystem;
  *
  * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
  * 20,000,000), {@code rounds} (default 3), {@code configs} (default {@code raw,eo}; {@code off} adds
- * the job without periodic checkpoints, which separates the runtime's cost from checkpointing's).
+ * the job without periodic checkpoints, which separates the runtime's cost from checkpointing's;
+ * {@code eo-sync} the EO job with its pre-commit waiting on the task thread, which measures what
+ * {@link dev.onceflow.spi.sink.TransactionalWriter#preCommitAsync} gains).
  */
 public final class HdfsBenchmark {
 
@@ -56,6 +58,8 @@ public final class HdfsBenchmark {
     enum Config {
         RAW("raw", "plain HDFS writer, 2 threads", null),
         EXACTLY_ONCE("eo", "filesystem sink, EO 1 s", Duration.ofSeconds(1)),
+        /** EO with pre-commit waiting on the task thread for hsync and close, as before preCommitAsync. */
+        EXACTLY_ONCE_SYNC("eo-sync", "EO 1 s, synchronous pre-commit", Duration.ofSeconds(1)),
         /** The job without periodic checkpoints (only the final one): what the runtime alone costs. */
         NO_CHECKPOINTS("off", "filesystem sink, checkpoints off", Duration.ZERO);
 
@@ -94,7 +98,7 @@ public final class HdfsBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> values = BenchmarkArgs.parse("HdfsBenchmark", args, List.of("rows", "rounds", "configs"),
-                "rows=<n>, rounds=<n>, configs=<raw,eo,off>");
+                "rows=<n>, rounds=<n>, configs=<raw,eo,eo-sync,off>");
         long rows = Long.parseLong(values.getOrDefault("rows", "20000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
         List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "raw,eo"), Config.values(),
@@ -176,13 +180,14 @@ public final class HdfsBenchmark {
     }
 
     private void runJob(Config config, String directory) throws Exception {
+        FileSystemSink sink = FileSystemSink.builder(directory).configuration(hdfs.configuration()).build();
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(PARALLELISM)
                 .setCheckpointConfig(CheckpointConfig.defaults().withInterval(config.interval)
                         .withDirectory(checkpointRoot));
         env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
                         "datagen").uid("datagen")
-                .sinkTo(FileSystemSink.builder(directory).configuration(hdfs.configuration()).build()).uid("hdfs");
+                .sinkTo(config == Config.EXACTLY_ONCE_SYNC ? new SynchronousPreCommitSink<>(sink) : sink).uid("hdfs");
         JobClient client = env.executeAsync("hdfs-" + runCounter);
         JobResult result = client.result().get();
         if (result.status() != JobResult.Status.FINISHED || result.restarts() != 0) {
