@@ -126,11 +126,15 @@ public final class ConformanceCase {
         return true;
     }
 
-    /** SIGKILLs the job at random moments {@code kills} times (or until it finishes). */
+    /**
+     * SIGKILLs the job {@code kills} times (or until it finishes), each a random time between
+     * {@code minMillis} and {@code maxMillis} after the job started (not the JVM: see
+     * {@link JobProcess#stillRunningAfter}), so restore, recovery and processing are all hit.
+     */
     public void killRandomly(int kills, Random random, long minMillis, long maxMillis) throws Exception {
         for (int i = 0; i < kills; i++) {
             JobProcess job = start("latest", JobProcess.Faults.NONE);
-            if (job.exitsWithin(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)))) {
+            if (!job.stillRunningAfter(minMillis + (long) (random.nextDouble() * (maxMillis - minMillis)))) {
                 assertThat(job.await(1)).as("[%s] job ended before kill %d; log:\n%s", name, i + 1, job.tail()).isZero();
                 break;
             }

@@ -25,11 +25,14 @@ public final class JobProcess {
     private static final java.util.Set<Process> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final Path log;
+    /** Where this process's output starts in {@link #log}, which every run of a case appends to. */
+    private final long logStart;
     private final long startNanos = System.nanoTime();
 
-    private JobProcess(Process process, Path log) {
+    private JobProcess(Process process, Path log, long logStart) {
         this.process = process;
         this.log = log;
+        this.logStart = logStart;
         RUNNING.add(process);
         process.onExit().thenRun(() -> RUNNING.remove(process));
     }
@@ -90,7 +93,52 @@ public final class JobProcess {
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().remove("ONCEFLOW_FAULT");
         builder.environment().remove("ONCEFLOW_FAULT_DELAY");
-        return new JobProcess(builder.start(), log);
+        return new JobProcess(builder.start(), log, Files.size(log));
+    }
+
+    /**
+     * What the CLI prints once the job runs ({@code Job <name>: <pipeline>; checkpoints every ...}),
+     * right after it submitted the job: restore and recovery come after it.
+     */
+    private static final String STARTED = "; checkpoints every ";
+
+    /**
+     * Waits until the job has started (the CLI printed its start line), then up to {@code millis}
+     * more for the process to exit by itself; true if it is still running then, for a kill. Random
+     * kills are timed from the job's start, not the JVM's: start-up takes 1 to 3 s on two cores, and
+     * a kill during it exercises no step of the protocol while counting as a crash.
+     *
+     * @throws AssertionError if the job neither starts nor exits within two minutes
+     */
+    public boolean stillRunningAfter(long millis) throws InterruptedException {
+        try {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(2))
+                    .pollInterval(java.time.Duration.ofMillis(5))
+                    .until(() -> !process.isAlive() || started());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the job neither started nor ended within 2 minutes; log:\n" + tailQuietly(), e);
+        }
+        return !exitsWithin(millis);
+    }
+
+    private boolean started() throws IOException {
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(log)) {
+            long size = channel.size() - logStart;
+            if (size <= 0) {
+                return false;
+            }
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate((int) Math.min(size, 1 << 20));
+            channel.read(bytes, logStart);
+            return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8).contains(STARTED);
+        }
+    }
+
+    private String tailQuietly() {
+        try {
+            return tail();
+        } catch (IOException e) {
+            return "(log unreadable: " + e + ")";
+        }
     }
 
     /** Waits up to {@code millis} for the process to exit by itself; true if it did. */
