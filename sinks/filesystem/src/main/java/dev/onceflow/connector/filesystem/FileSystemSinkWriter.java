@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pre-commit is asynchronous: the task thread ends the part file's encoding, so its length is
  * final and goes into the handle, and a sync thread of this writer {@code hsync}s and closes it
- * while the task thread writes the next checkpoint's records. The wait for the data node to force
- * the data to disk was about a tenth of a run at 1 s checkpoints on HDFS when the task thread did it.
+ * while the task thread writes the next checkpoint's records. Waiting for the data node to force
+ * the data to disk on the task thread cost 10-30 % of the throughput at 1 s checkpoints on HDFS,
+ * depending on the machine (docs/performance.md).
  */
 final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTransaction> {
 
