@@ -22,7 +22,7 @@ public record ConformanceSettings(String profile, int randomKills, long seed, lo
                 Integer.getInteger("onceflow.conformance.kills", full ? 50 : 4),
                 Long.getLong("onceflow.conformance.seed", System.nanoTime()),
                 Long.getLong("onceflow.conformance.rows", 20_000L),
-                Long.getLong("onceflow.conformance.rate", 10_000L),
+                Long.getLong("onceflow.conformance.rate", 5_000L),
                 System.getProperty("onceflow.conformance.mode", "exactly-once"));
     }
 }

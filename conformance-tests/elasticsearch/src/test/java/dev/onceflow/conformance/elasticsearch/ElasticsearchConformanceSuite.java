@@ -1,9 +1,7 @@
 package dev.onceflow.conformance.elasticsearch;
 
-import dev.onceflow.conformance.ConformanceCase;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
-import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.fault.FaultPoints;
 import org.junit.jupiter.api.Test;
 
@@ -21,19 +19,6 @@ abstract class ElasticsearchConformanceSuite extends SinkConformanceSuite {
     @Override
     protected final SinkExternalSystem externalSystem() {
         return new ElasticsearchFixture(mode(), documentId());
-    }
-
-    /**
-     * The savepoint case stops the job twice once it committed something. A fresh job JVM needs
-     * about 1.5 s before its first documents are acknowledged (loading the Elasticsearch client
-     * and its first requests take most of it), by which time the default throttle has let most of
-     * the case's records through, and the resumed job would end before its savepoint. A quarter
-     * of the rate leaves both stops a running job.
-     */
-    @Override
-    protected CheckpointLocation stopWithSavepoint(ConformanceCase c) throws Exception {
-        c.use(c.spec().withRowsPerSecond(Math.max(1, settings().rowsPerSecond() / 4)));
-        return super.stopWithSavepoint(c);
     }
 
     /**

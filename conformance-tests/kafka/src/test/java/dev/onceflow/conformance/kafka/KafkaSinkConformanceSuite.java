@@ -8,7 +8,6 @@ import dev.onceflow.conformance.Rule;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
 import dev.onceflow.conformance.Verdict;
-import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,19 +49,6 @@ abstract class KafkaSinkConformanceSuite extends SinkConformanceSuite {
 
     private KafkaSinkFixture fixture() {
         return (KafkaSinkFixture) system();
-    }
-
-    /**
-     * The stop-with-savepoint case at half the suite's rate. It needs a job still running
-     * after its first commit became visible, twice; at the quick profile's rate a whole job lasts
-     * about a second, and this sink's first commit shows up 0.5 to 1 s after the start (producer
-     * and control topic set up), so the job ended before the savepoint request in 3 of 4 write-ahead
-     * runs ("the job is finishing", or no job left to connect to).
-     */
-    @Override
-    protected CheckpointLocation stopWithSavepoint(ConformanceCase c) throws Exception {
-        c.use(c.spec().withRowsPerSecond(Math.max(1, settings().rowsPerSecond() / 2)));
-        return super.stopWithSavepoint(c);
     }
 
     /**
