@@ -8,10 +8,33 @@ import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
 
 /**
- * Processes the records of a keyed stream one at a time with state scoped to each record's key.
- * State is checkpointed with the stream, so after a crash it holds exactly the effect of the
- * records before the restored checkpoint. One instance per parallel subtask; called on its task
- * thread only.
+ * Processes the records of a keyed stream one at a time with state and timers scoped to each
+ * record's key. State and timers are checkpointed with the stream, so after a crash they hold
+ * exactly the effect of the records (and timer firings) before the restored checkpoint. One
+ * instance per parallel subtask; called on its task thread only, never concurrently.
+ *
+ * <pre>{@code
+ * // Counts each key's records per minute of event time, emitted once the minute is complete.
+ * class CountPerMinute extends KeyedProcessFunction<String, Event, String> {
+ *     private MapState<Long, Long> counts;
+ *
+ *     public void open(KeyedContext context) {
+ *         counts = context.getState(StateDescriptor.map("counts", Serializers.LONG, Serializers.LONG));
+ *     }
+ *
+ *     public void processElement(Event event, Context<String> context, Collector<String> out) {
+ *         long end = context.timestamp() / 60_000 * 60_000 + 60_000;
+ *         Long count = counts.get(end);
+ *         counts.put(end, count == null ? 1 : count + 1);
+ *         context.timerService().registerEventTimeTimer(end - 1);
+ *     }
+ *
+ *     public void onTimer(long time, OnTimerContext<String> context, Collector<String> out) {
+ *         out.collect(context.currentKey() + " " + (time + 1) + " " + counts.get(time + 1));
+ *         counts.remove(time + 1);
+ *     }
+ * }
+ * }</pre>
  */
 public abstract class KeyedProcessFunction<K, IN, OUT> {
 
@@ -19,7 +42,17 @@ public abstract class KeyedProcessFunction<K, IN, OUT> {
     public void open(KeyedContext context) throws Exception {
     }
 
+    /** Called for each record, with the record's key as the current key. */
     public abstract void processElement(IN value, Context<K> context, Collector<OUT> out) throws Exception;
+
+    /**
+     * A timer of {@code context.currentKey()} fired: an event-time timer once the watermark reached
+     * {@code timestamp}, a processing-time timer once the wall clock did. Each registered timer
+     * fires once; records emitted here carry {@code timestamp} for event time and no timestamp for
+     * processing time. Runs between records, never during {@code processElement}.
+     */
+    public void onTimer(long timestamp, OnTimerContext<K> context, Collector<OUT> out) throws Exception {
+    }
 
     /** Called when the job finishes or fails. */
     public void close() throws Exception {
@@ -29,6 +62,21 @@ public abstract class KeyedProcessFunction<K, IN, OUT> {
     public interface Context<K> {
 
         K currentKey();
+
+        /**
+         * The current record's timestamp (in {@code onTimer}: an event-time timer's time), or
+         * {@link Long#MIN_VALUE} if it has none.
+         */
+        long timestamp();
+
+        /** Timers of the current key, and the current watermark. */
+        TimerService timerService();
+    }
+
+    /** The context of a firing timer. */
+    public interface OnTimerContext<K> extends Context<K> {
+
+        TimeDomain timeDomain();
     }
 
     /** Registration of keyed state; the returned objects stay valid for the life of the function. */

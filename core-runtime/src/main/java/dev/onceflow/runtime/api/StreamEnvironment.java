@@ -12,6 +12,7 @@ import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.SourceOperator;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.io.IOException;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -98,13 +99,22 @@ public final class StreamEnvironment {
         return this;
     }
 
-    /** Starts the pipeline with a replayable source. */
+    /**
+     * Starts the pipeline with a replayable source, without watermarks: records keep the timestamps
+     * the reader gives them, and event time reaches the end only when a bounded source ends.
+     */
     public <T> DataStream<T> fromSource(ReplayableSource<T, ?, ?> source, String name) {
+        return fromSource(source, WatermarkStrategy.noWatermarks(), name);
+    }
+
+    /** Starts the pipeline with a replayable source whose records advance event time as {@code watermarks} says. */
+    public <T> DataStream<T> fromSource(ReplayableSource<T, ?, ?> source, WatermarkStrategy<T> watermarks, String name) {
         if (nextIndex > 0) {
             throw new IllegalStateException("a job has exactly one source");
         }
+        Objects.requireNonNull(watermarks, "watermarks");
         Transformation t = new Transformation(nextIndex++, Transformation.Kind.SOURCE, name, null,
-                new Transformation.Partitioning.Forward(), () -> new SourceOperator<>(source), source);
+                new Transformation.Partitioning.Forward(), () -> new SourceOperator<>(source, watermarks), source);
         return new DataStream<>(this, t);
     }
 

@@ -14,11 +14,13 @@ import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.OperatorContext;
 import dev.onceflow.runtime.operator.Output;
 import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.task.InputGate;
 import dev.onceflow.runtime.task.ProcessingTask;
 import dev.onceflow.runtime.task.RecordWriter;
 import dev.onceflow.runtime.task.SourceTask;
+import dev.onceflow.runtime.task.StreamElement;
 import dev.onceflow.runtime.task.Task;
 import dev.onceflow.runtime.task.TaskEnvironment;
 import dev.onceflow.spi.source.ReplayableSource;
@@ -65,6 +67,8 @@ final class JobExecution implements TaskEnvironment {
     private final String attemptId;
     private final ScheduledExecutorService coordinatorThread;
     private final ExecutorService snapshotThreads;
+    /** Wakes tasks up for processing-time timers; the timers themselves run on the task threads. */
+    private final ScheduledThreadPoolExecutor timerThread;
     private final List<Task> tasks = new ArrayList<>();
     private final List<SourceTask> sourceTasks = new ArrayList<>();
     private final List<Task> lastStageTasks = new ArrayList<>();
@@ -93,6 +97,9 @@ final class JobExecution implements TaskEnvironment {
         coordinator.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
         this.coordinatorThread = coordinator;
         this.snapshotThreads = Executors.newFixedThreadPool(2, r -> daemon(r, "onceflow-snapshot"));
+        this.timerThread = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "onceflow-timers"));
+        timerThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timerThread.setRemoveOnCancelPolicy(true);
         Transformation sourceStep = plan.source();
         this.enumerator = new EnumeratorHost<>(sourceStep.uid(), (ReplayableSource<?, ?, ?>) sourceStep.source(),
                 coordinatorThread, this::fail);
@@ -133,9 +140,12 @@ final class JobExecution implements TaskEnvironment {
         for (JobPlan.Stage stage : stages) {
             boolean last = stage.index() == stages.size() - 1;
             for (int subtask = 0; subtask < stage.parallelism(); subtask++) {
+                InputGate gate = gates.get(stage.index())[subtask];
+                TaskTime time = new TaskTime((delay, action) -> timerThread.schedule(() -> gate.sendMail(action),
+                        delay, TimeUnit.MILLISECONDS));
                 RecordWriter writer = last ? null : new RecordWriter(gates.get(stage.index() + 1), subtask,
-                        stages.get(stage.index() + 1).inputPartitioning(), plan.maxParallelism(), BATCH_SIZE);
-                Task task = createTask(stage, subtask, gates.get(stage.index())[subtask], writer, services);
+                        stages.get(stage.index() + 1).inputPartitioning(), plan.maxParallelism(), BATCH_SIZE, time);
+                Task task = createTask(stage, subtask, gate, writer, services, time);
                 tasks.add(task);
                 if (last) {
                     lastStageTasks.add(task);
@@ -146,7 +156,7 @@ final class JobExecution implements TaskEnvironment {
 
     @SuppressWarnings("unchecked")
     private Task createTask(JobPlan.Stage stage, int subtask, InputGate gate, RecordWriter writer,
-            OperatorContext.TaskServices services) {
+            OperatorContext.TaskServices services, TaskTime time) {
         List<StreamOperator<Object>> chain = new ArrayList<>();
         for (Transformation step : stage.chain()) {
             chain.add((StreamOperator<Object>) step.createOperator());
@@ -158,49 +168,109 @@ final class JobExecution implements TaskEnvironment {
                 ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state)
                 : new ProcessingTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this,
                         state, checkpointConfig.mode());
+        Output<Object> output = last(writer);
         for (int i = chain.size() - 1; i >= 0; i--) {
             Transformation step = stage.chain().get(i);
-            Output<Object> output;
             if (i < chain.size() - 1) {
-                StreamOperator<Object> next = chain.get(i + 1);
-                output = record -> {
-                    try {
-                        next.processElement(record);
-                    } catch (RuntimeException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new Task.ChainException(e);
-                    }
-                };
-            } else if (writer != null) {
-                output = record -> {
-                    try {
-                        writer.emit(record);
-                    } catch (RuntimeException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new Task.ChainException(e);
-                    }
-                };
-            } else {
-                output = record -> { };
+                output = toNext(chain.get(i + 1), output);
             }
             if (i == 0 && task instanceof SourceTask source) {
-                Output<Object> downstream = output;
-                output = record -> {
-                    source.countRecord();
-                    downstream.collect(record);
-                };
+                output = counting(source, output);
             }
             chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
                     plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(),
-                    checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait),
+                    checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait, time),
                     output);
         }
         if (task instanceof SourceTask source) {
             sourceTasks.add(source);
         }
         return task;
+    }
+
+    /** The output of a chain's last operator: the channels to the next stage, or nothing after the sink. */
+    private static Output<Object> last(RecordWriter writer) {
+        if (writer == null) {
+            return record -> { };
+        }
+        return new Output<>() {
+            @Override
+            public void collect(Object record) {
+                inChain(() -> writer.emit(record));
+            }
+
+            @Override
+            public void emitWatermark(long watermark) {
+                inChain(() -> writer.broadcast(new StreamElement.Watermark(watermark)));
+            }
+
+            @Override
+            public void emitWatermarkStatus(boolean idle) {
+                inChain(() -> writer.broadcast(
+                        idle ? StreamElement.WatermarkStatus.IDLE : StreamElement.WatermarkStatus.ACTIVE));
+            }
+        };
+    }
+
+    /** Into the next operator of the chain; the watermark status skips operators and goes to the channels. */
+    private static Output<Object> toNext(StreamOperator<Object> next, Output<Object> nextOutput) {
+        return new Output<>() {
+            @Override
+            public void collect(Object record) {
+                inChain(() -> next.processElement(record));
+            }
+
+            @Override
+            public void emitWatermark(long watermark) {
+                inChain(() -> next.processWatermark(watermark));
+            }
+
+            @Override
+            public void emitWatermarkStatus(boolean idle) {
+                nextOutput.emitWatermarkStatus(idle);
+            }
+        };
+    }
+
+    /** One call along an operator chain, which may throw what the operator throws. */
+    @FunctionalInterface
+    private interface ChainCall {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code call}, carrying a checked exception out of the {@code Output} to the task. */
+    private static void inChain(ChainCall call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Task.ChainException(e);
+        } catch (Exception e) {
+            throw new Task.ChainException(e);
+        }
+    }
+
+    /** Counts the records a source emits. */
+    private static Output<Object> counting(SourceTask source, Output<Object> downstream) {
+        return new Output<>() {
+            @Override
+            public void collect(Object record) {
+                source.countRecord();
+                downstream.collect(record);
+            }
+
+            @Override
+            public void emitWatermark(long watermark) {
+                downstream.emitWatermark(watermark);
+            }
+
+            @Override
+            public void emitWatermarkStatus(boolean idle) {
+                downstream.emitWatermarkStatus(idle);
+            }
+        };
     }
 
     /** Runs the attempt to its end. */
@@ -274,6 +344,7 @@ final class JobExecution implements TaskEnvironment {
         coordinatorThread.shutdown();
         coordinatorThread.awaitTermination(10, TimeUnit.SECONDS);
         snapshotThreads.shutdownNow();
+        timerThread.shutdownNow();
     }
 
     // ---- TaskEnvironment: calls from tasks, on any thread ----

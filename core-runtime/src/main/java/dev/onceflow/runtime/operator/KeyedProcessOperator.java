@@ -2,6 +2,9 @@ package dev.onceflow.runtime.operator;
 
 import dev.onceflow.runtime.api.KeySelector;
 import dev.onceflow.runtime.api.KeyedProcessFunction;
+import dev.onceflow.runtime.api.TimeDomain;
+import dev.onceflow.runtime.api.TimerService;
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.state.AggregatingState;
 import dev.onceflow.runtime.state.HeapKeyedStateBackend;
 import dev.onceflow.runtime.state.ListState;
@@ -11,17 +14,40 @@ import dev.onceflow.runtime.state.ReducingState;
 import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
+import dev.onceflow.runtime.task.StreamElement;
+import dev.onceflow.runtime.task.Task;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.util.Map;
 
-/** Runs a {@link KeyedProcessFunction} with heap keyed state, snapshotted per key group. */
+/**
+ * Runs a {@link KeyedProcessFunction} with heap keyed state and timers, snapshotted per key group.
+ *
+ * <p>Event-time timers fire when a watermark reaches them, before the watermark goes on, so the
+ * operators after this one see the timers' output before the event time that caused it.
+ * Processing-time timers fire in mail on the task thread; a wake-up is scheduled for the earliest
+ * one only. Once a terminal barrier (end of input, stop with savepoint) went through, processing
+ * time is quiet: nothing may be emitted after the last checkpoint, so timers still pending stay
+ * in its state.
+ */
 public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
-        implements KeyedProcessFunction.Context<K>, KeyedProcessFunction.KeyedContext {
+        implements KeyedProcessFunction.OnTimerContext<K>, KeyedProcessFunction.KeyedContext, TimerService {
+
+    /** State names the timers use; user state may not start with {@link #RESERVED_PREFIX}. */
+    static final String RESERVED_PREFIX = "onceflow.";
+    static final String EVENT_TIMERS = RESERVED_PREFIX + "timers.event";
+    static final String PROCESSING_TIMERS = RESERVED_PREFIX + "timers.processing";
 
     private final KeySelector<IN, K> keySelector;
     private final SimpleVersionedSerializer<K> keySerializer;
     private final KeyedProcessFunction<K, IN, OUT> function;
     private HeapKeyedStateBackend<K> backend;
+    private KeyedTimers<K> eventTimers;
+    private KeyedTimers<K> processingTimers;
+    private TaskTime time;
+    private long watermark = StreamElement.NO_TIMESTAMP;
+    private TimeDomain firing;
+    private long wakeUpAt = Long.MAX_VALUE;
+    private long terminalCheckpoint = -1;
 
     public KeyedProcessOperator(KeySelector<IN, K> keySelector, SimpleVersionedSerializer<K> keySerializer,
             KeyedProcessFunction<K, IN, OUT> function) {
@@ -35,11 +61,16 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         backend = new HeapKeyedStateBackend<>(keySerializer, context.maxParallelism(), context.subtaskIndex(),
                 context.parallelism());
         backend.restore(state.keyedState());
+        eventTimers = new KeyedTimers<>(backend, EVENT_TIMERS);
+        processingTimers = new KeyedTimers<>(backend, PROCESSING_TIMERS);
     }
 
     @Override
     public void open() throws Exception {
+        time = context.time();
         function.open(this);
+        // Restored processing-time timers that are due fire right away (in mail, after open).
+        scheduleWakeUp();
     }
 
     @Override
@@ -49,8 +80,75 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
     }
 
     @Override
+    public void processWatermark(long value) throws Exception {
+        watermark = value;
+        firing = TimeDomain.EVENT_TIME;
+        try {
+            eventTimers.fireUpTo(value, (at, key) -> {
+                time.setTimestamp(at);
+                function.onTimer(at, this, output::collect);
+            });
+        } finally {
+            firing = null;
+        }
+        output.emitWatermark(value);
+    }
+
+    private void onWakeUp(long scheduledFor) throws Exception {
+        if (scheduledFor == wakeUpAt) {
+            wakeUpAt = Long.MAX_VALUE;
+        }
+        if (terminalCheckpoint >= 0) {
+            return;
+        }
+        firing = TimeDomain.PROCESSING_TIME;
+        try {
+            processingTimers.fireUpTo(time.currentProcessingTime(), (at, key) -> {
+                time.setTimestamp(StreamElement.NO_TIMESTAMP);
+                function.onTimer(at, this, output::collect);
+            });
+        } finally {
+            firing = null;
+        }
+        scheduleWakeUp();
+    }
+
+    private void scheduleWakeUp() {
+        long earliest = processingTimers.earliest();
+        if (earliest < wakeUpAt && terminalCheckpoint < 0) {
+            wakeUpAt = earliest;
+            time.runAt(earliest, () -> {
+                try {
+                    onWakeUp(earliest);
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new Task.ChainException(e);
+                }
+            });
+        }
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(CheckpointBarrier barrier) {
+        if (barrier.terminal()) {
+            terminalCheckpoint = barrier.checkpointId();
+        }
+    }
+
+    @Override
     public OperatorSnapshot snapshotState(long checkpointId) throws Exception {
         return new OperatorSnapshot(Map.of(), Map.of(), backend.snapshot());
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        if (checkpointId == terminalCheckpoint) {
+            // The stop failed and the job runs on: so does processing time.
+            terminalCheckpoint = -1;
+            wakeUpAt = Long.MAX_VALUE;
+            scheduleWakeUp();
+        }
     }
 
     @Override
@@ -67,10 +165,67 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         }
     }
 
+    // Context
+
     @Override
     public K currentKey() {
         return backend.currentKey();
     }
+
+    @Override
+    public long timestamp() {
+        return time.timestamp();
+    }
+
+    @Override
+    public TimerService timerService() {
+        return this;
+    }
+
+    @Override
+    public TimeDomain timeDomain() {
+        if (firing == null) {
+            throw new IllegalStateException("timeDomain() is only known while a timer fires");
+        }
+        return firing;
+    }
+
+    // TimerService
+
+    @Override
+    public long currentProcessingTime() {
+        return time.currentProcessingTime();
+    }
+
+    @Override
+    public long currentWatermark() {
+        return watermark;
+    }
+
+    @Override
+    public void registerEventTimeTimer(long at) {
+        eventTimers.register(at);
+    }
+
+    @Override
+    public void registerProcessingTimeTimer(long at) {
+        if (processingTimers.register(at)) {
+            scheduleWakeUp();
+        }
+    }
+
+    @Override
+    public void deleteEventTimeTimer(long at) {
+        eventTimers.delete(at);
+    }
+
+    @Override
+    public void deleteProcessingTimeTimer(long at) {
+        // A wake-up already scheduled for it finds nothing due and schedules the next one.
+        processingTimers.delete(at);
+    }
+
+    // KeyedContext
 
     @Override
     public int subtaskIndex() {
@@ -79,26 +234,34 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
 
     @Override
     public <T> ValueState<T> getState(StateDescriptor.Value<T> descriptor) {
-        return backend.state(descriptor);
+        return backend.state(checkName(descriptor));
     }
 
     @Override
     public <T> ListState<T> getState(StateDescriptor.List<T> descriptor) {
-        return backend.state(descriptor);
+        return backend.state(checkName(descriptor));
     }
 
     @Override
     public <UK, UV> MapState<UK, UV> getState(StateDescriptor.Map<UK, UV> descriptor) {
-        return backend.state(descriptor);
+        return backend.state(checkName(descriptor));
     }
 
     @Override
     public <T> ReducingState<T> getState(StateDescriptor.Reducing<T> descriptor) {
-        return backend.state(descriptor);
+        return backend.state(checkName(descriptor));
     }
 
     @Override
     public <IN2, ACC, OUT2> AggregatingState<IN2, OUT2> getState(StateDescriptor.Aggregating<IN2, ACC, OUT2> descriptor) {
-        return backend.state(descriptor);
+        return backend.state(checkName(descriptor));
+    }
+
+    private static <D extends StateDescriptor> D checkName(D descriptor) {
+        if (descriptor.name().startsWith(RESERVED_PREFIX)) {
+            throw new IllegalArgumentException("keyed state '" + descriptor.name() + "': names starting with '"
+                    + RESERVED_PREFIX + "' are reserved for the runtime (timers); choose another name");
+        }
+        return descriptor;
     }
 }

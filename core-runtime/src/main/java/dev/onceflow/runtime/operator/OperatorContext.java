@@ -13,11 +13,12 @@ import java.util.Optional;
  * @param maxConcurrentCheckpoints checkpoints the job lets be in flight at once
  * @param taskServices how sources reach the coordinator
  * @param maxCommitWait see {@link dev.onceflow.spi.sink.SinkContext#maxCommitWait()}
+ * @param time the task's record timestamps and clock, shared by the operators of one chain
  */
 public record OperatorContext(String jobName, String uid, String name, int subtaskIndex, int parallelism,
         int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode,
         int maxConcurrentCheckpoints, CommitRetry commitRetry,
-        TaskServices taskServices, Optional<Duration> maxCommitWait) {
+        TaskServices taskServices, Optional<Duration> maxCommitWait, TaskTime time) {
 
     /** Calls from an operator to the rest of the job. */
     public interface TaskServices {

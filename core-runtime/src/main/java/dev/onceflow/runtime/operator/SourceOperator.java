@@ -1,9 +1,12 @@
 package dev.onceflow.runtime.operator;
 
+import dev.onceflow.runtime.api.WatermarkStrategy;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.state.VersionedValues;
+import dev.onceflow.runtime.task.StreamElement;
 import dev.onceflow.spi.source.InputStatus;
+import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.ReplayableSource;
 import dev.onceflow.spi.source.SourceReader;
 import dev.onceflow.spi.source.SourceReaderContext;
@@ -16,16 +19,47 @@ import java.util.TreeMap;
 /**
  * Hosts one {@link SourceReader}: restores its splits, polls it, snapshots its split positions.
  * Splits are list state, so they spread over the readers when the parallelism changes.
+ *
+ * <p>It also gives records their timestamps and emits this subtask's watermarks and idleness as
+ * the job's {@link WatermarkStrategy} says, from the highest timestamp emitted so far.
  */
 public final class SourceOperator<T, SplitT extends SourceSplit> extends StreamOperator<Void> {
 
     static final String SPLITS = "splits";
 
     private final ReplayableSource<T, SplitT, ?> source;
-    private SourceReader<T, SplitT> reader;
+    private final WatermarkStrategy<T> watermarks;
+    private final WatermarkStrategy.TimestampAssigner<T> assigner;
+    private final long outOfOrderness;
+    private final long intervalNanos;
+    private final long idlenessNanos;
+    private final ReaderOutput<T> readerOutput = new ReaderOutput<>() {
+        @Override
+        public void collect(T record) {
+            emit(record, StreamElement.NO_TIMESTAMP);
+        }
 
-    public SourceOperator(ReplayableSource<T, SplitT, ?> source) {
+        @Override
+        public void collect(T record, long timestamp) {
+            emit(record, timestamp);
+        }
+    };
+    private SourceReader<T, SplitT> reader;
+    private TaskTime time;
+    private long highestTimestamp = StreamElement.NO_TIMESTAMP;
+    private long lastWatermark = StreamElement.NO_TIMESTAMP;
+    private long nextCheckNanos;
+    private long lastActiveNanos;
+    private boolean emittedSinceCheck;
+    private boolean idle;
+
+    public SourceOperator(ReplayableSource<T, SplitT, ?> source, WatermarkStrategy<T> watermarks) {
         this.source = source;
+        this.watermarks = watermarks;
+        this.assigner = watermarks.assigner();
+        this.outOfOrderness = watermarks.emitsWatermarks() ? watermarks.outOfOrderness().toMillis() : 0;
+        this.intervalNanos = watermarks.interval().toNanos();
+        this.idlenessNanos = watermarks.idleness().toNanos();
     }
 
     @Override
@@ -57,14 +91,74 @@ public final class SourceOperator<T, SplitT extends SourceSplit> extends StreamO
 
     @Override
     public void open() throws Exception {
+        time = context.time();
+        lastActiveNanos = System.nanoTime();
+        nextCheckNanos = lastActiveNanos + intervalNanos;
         reader.start();
         context.taskServices().registerReader(context.uid(), context.subtaskIndex());
     }
 
     /** Emits the reader's next records to the chain. */
-    @SuppressWarnings("unchecked")
     public InputStatus pollNext() throws Exception {
-        return reader.pollNext(record -> output.collect(record));
+        return reader.pollNext(readerOutput);
+    }
+
+    private void emit(T record, long sourceTimestamp) {
+        long timestamp = assigner == null ? sourceTimestamp : assigner.extractTimestamp(record, sourceTimestamp);
+        if (idle) {
+            idle = false;
+            output.emitWatermarkStatus(false);
+        }
+        emittedSinceCheck = true;
+        if (timestamp > highestTimestamp) {
+            highestTimestamp = timestamp;
+        }
+        time.setTimestamp(timestamp);
+        output.collect(record);
+    }
+
+    /**
+     * Called by the task between polls: once per {@link WatermarkStrategy#interval()}, emits a
+     * watermark if event time advanced, and the idle status if nothing was emitted for the
+     * strategy's idleness.
+     */
+    public void onPeriodicCheck(long nowNanos) {
+        if (nowNanos - nextCheckNanos < 0) {
+            return;
+        }
+        nextCheckNanos = nowNanos + intervalNanos;
+        if (emittedSinceCheck) {
+            emittedSinceCheck = false;
+            lastActiveNanos = nowNanos;
+        }
+        if (watermarks.emitsWatermarks() && highestTimestamp != StreamElement.NO_TIMESTAMP) {
+            // Saturating: a timestamp near Long.MIN_VALUE must not wrap around to the end of time.
+            long watermark = highestTimestamp - outOfOrderness - 1;
+            if (watermark > highestTimestamp) {
+                watermark = StreamElement.NO_TIMESTAMP;
+            }
+            emitWatermark(watermark);
+        }
+        if (idlenessNanos > 0 && !idle && nowNanos - lastActiveNanos >= idlenessNanos) {
+            idle = true;
+            output.emitWatermarkStatus(true);
+        }
+    }
+
+    /** The reader reached the end of its input: event time jumps to the end, so every event-time timer fires. */
+    public void endOfInput() {
+        if (idle) {
+            idle = false;
+            output.emitWatermarkStatus(false);
+        }
+        emitWatermark(Long.MAX_VALUE);
+    }
+
+    private void emitWatermark(long watermark) {
+        if (watermark > lastWatermark) {
+            lastWatermark = watermark;
+            output.emitWatermark(watermark);
+        }
     }
 
     public void addSplits(List<SplitT> splits) {

@@ -35,6 +35,15 @@ public abstract class StreamOperator<IN> {
 
     public abstract void processElement(IN record) throws Exception;
 
+    /**
+     * Event time reached {@code watermark}: no record at or below it follows (late ones aside). Runs
+     * after every record before the watermark; the default passes it on. An operator that holds
+     * event-time work (timers) does it first, then passes the watermark on.
+     */
+    public void processWatermark(long watermark) throws Exception {
+        output.emitWatermark(watermark);
+    }
+
     /** Work that must be done before the barrier leaves this task: flushing, pre-committing. */
     public void prepareSnapshotPreBarrier(CheckpointBarrier barrier) throws Exception {
     }

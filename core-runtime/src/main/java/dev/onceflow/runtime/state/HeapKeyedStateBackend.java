@@ -275,6 +275,26 @@ public final class HeapKeyedStateBackend<K> {
     }
 
     /**
+     * Calls {@code action} with every key that has a value in the registered state {@code name},
+     * in no particular order, over a copy of the keys: {@code action} may set the current key and
+     * change state.
+     */
+    @SuppressWarnings("unchecked")
+    public void forEachKey(String name, java.util.function.Consumer<K> action) {
+        HeapState state = states.get(name);
+        if (state == null) {
+            throw new IllegalStateException("keyed state '" + name + "' is not registered");
+        }
+        for (Map<Object, Object> group : state.groups) {
+            if (group != null) {
+                for (Object key : group.keySet().toArray()) {
+                    action.accept((K) key);
+                }
+            }
+        }
+    }
+
+    /**
      * Serializes every owned key group that holds state. Runs on the task thread, so the result is
      * a consistent cut at the barrier.
      */

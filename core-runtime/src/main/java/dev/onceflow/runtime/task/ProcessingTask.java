@@ -2,18 +2,21 @@ package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.RestoredState;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * A subtask of a stage after the first: takes batches, barriers and mail from its input gate.
- * Ends when every input channel ended and the terminal checkpoint completed.
+ * A subtask of a stage after the first: takes batches, watermarks, barriers and mail from its
+ * input gate. Ends when every input channel ended and the terminal checkpoint completed.
  */
 public final class ProcessingTask extends Task {
 
     private final BarrierAligner aligner;
+    private final WatermarkValve valve;
+    private final WatermarkValve.Handler eventTime;
     private int endedChannels;
 
     public ProcessingTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
@@ -21,6 +24,20 @@ public final class ProcessingTask extends Task {
             Function<String, RestoredState> restoredState, CheckpointingMode mode) {
         super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState);
         this.aligner = new BarrierAligner(gate, mode);
+        this.valve = new WatermarkValve(gate.channelCount());
+        this.eventTime = new WatermarkValve.Handler() {
+            @Override
+            public void onWatermark(long watermark) throws Exception {
+                chain.get(0).processWatermark(watermark);
+            }
+
+            @Override
+            public void onStatus(boolean idle) throws Exception {
+                if (writer != null) {
+                    writer.broadcast(idle ? StreamElement.WatermarkStatus.IDLE : StreamElement.WatermarkStatus.ACTIVE);
+                }
+            }
+        };
     }
 
     @Override
@@ -32,6 +49,7 @@ public final class ProcessingTask extends Task {
     @Override
     protected void runLoop() throws Exception {
         StreamOperator<Object> head = chain.get(0);
+        TaskTime time = head.context().time();
         long idleWait = TimeUnit.MILLISECONDS.toNanos(100);
         while (!cancelled()) {
             if (endedChannels == gate.channelCount() && terminalCompleted()) {
@@ -55,15 +73,22 @@ public final class ProcessingTask extends Task {
             InputGate.Polled polled = (InputGate.Polled) item;
             StreamElement element = polled.element();
             if (element instanceof StreamElement.Records batch) {
-                for (Object record : batch.records()) {
-                    head.processElement(record);
+                List<Object> list = batch.records();
+                for (int i = 0; i < list.size(); i++) {
+                    time.setTimestamp(batch.timestamp(i));
+                    head.processElement(list.get(i));
                 }
-                records += batch.records().size();
+                records += list.size();
+            } else if (element instanceof StreamElement.Watermark watermark) {
+                valve.onWatermark(polled.channel(), watermark.timestamp(), eventTime);
+            } else if (element instanceof StreamElement.WatermarkStatus status) {
+                valve.onStatus(polled.channel(), status == StreamElement.WatermarkStatus.IDLE, eventTime);
             } else if (element instanceof StreamElement.Barrier barrier) {
                 aligner.onBarrier(polled.channel(), barrier.barrier(),
                         aligned -> performCheckpoint(aligned, aligner.lastAlignmentNanos()));
             } else {
                 aligner.onEnd(polled.channel());
+                valve.onEnd(polled.channel(), eventTime);
                 endedChannels++;
             }
         }

@@ -1,14 +1,17 @@
 package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.KeyGroups;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The output of a task to the next stage: one channel per downstream subtask, records batched per
  * channel. A batch is handed over when it is full, when the task would otherwise wait (so low
- * rates see no added latency), and before every barrier (so the barrier never overtakes records).
+ * rates see no added latency), and before every barrier or watermark (so neither overtakes
+ * records). Each record keeps the timestamp the task had when it was emitted.
  */
 public final class RecordWriter {
 
@@ -17,18 +20,25 @@ public final class RecordWriter {
     private final Transformation.Partitioning partitioning;
     private final int maxParallelism;
     private final int batchSize;
+    private final TaskTime time;
     private final List<Object>[] buffers;
+    private final long[][] timestamps;
+    /** Whether a record of the channel's buffer has a timestamp; batches without any carry none. */
+    private final boolean[] timed;
     private int roundRobin;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     public RecordWriter(InputGate[] targets, int channelIndex, Transformation.Partitioning partitioning,
-            int maxParallelism, int batchSize) {
+            int maxParallelism, int batchSize, TaskTime time) {
         this.targets = targets;
         this.channelIndex = channelIndex;
         this.partitioning = partitioning;
         this.maxParallelism = maxParallelism;
         this.batchSize = batchSize;
+        this.time = time;
         this.buffers = new List[targets.length];
+        this.timestamps = new long[targets.length][batchSize];
+        this.timed = new boolean[targets.length];
         for (int i = 0; i < targets.length; i++) {
             buffers[i] = new ArrayList<>(batchSize);
         }
@@ -38,6 +48,11 @@ public final class RecordWriter {
     public void emit(Object record) throws Exception {
         int target = select(record);
         List<Object> buffer = buffers[target];
+        long timestamp = time.timestamp();
+        if (timestamp != StreamElement.NO_TIMESTAMP) {
+            timed[target] = true;
+        }
+        timestamps[target][buffer.size()] = timestamp;
         buffer.add(record);
         if (buffer.size() >= batchSize) {
             flush(target);
@@ -68,10 +83,12 @@ public final class RecordWriter {
     private void flush(int target) throws InterruptedException {
         List<Object> batch = buffers[target];
         buffers[target] = new ArrayList<>(batchSize);
-        targets[target].put(channelIndex, new StreamElement.Records(batch));
+        long[] batchTimestamps = timed[target] ? Arrays.copyOf(timestamps[target], batch.size()) : null;
+        timed[target] = false;
+        targets[target].put(channelIndex, new StreamElement.Records(batch, batchTimestamps));
     }
 
-    /** Flushes, then sends {@code element} (a barrier or the end) to every channel. */
+    /** Flushes, then sends {@code element} (a watermark, its status, a barrier or the end) to every channel. */
     public void broadcast(StreamElement element) throws InterruptedException {
         flushAll();
         for (InputGate target : targets) {

@@ -66,6 +66,7 @@ public final class SourceTask extends Task {
                 continue;
             }
             InputStatus status = source.pollNext();
+            source.onPeriodicCheck(System.nanoTime());
             if (status == InputStatus.NOTHING_AVAILABLE) {
                 flush();
                 mail = gate.takeMail(1, TimeUnit.MILLISECONDS);
@@ -73,6 +74,7 @@ public final class SourceTask extends Task {
                     mail.run();
                 }
             } else if (status == InputStatus.END_OF_INPUT) {
+                source.endOfInput();
                 flush();
                 endReported = true;
                 environment.sourceEnded(subtask);

@@ -3,11 +3,44 @@ package dev.onceflow.runtime.task;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import java.util.List;
 
-/** What travels through a channel: batches of records, barriers, and the end of the stream. */
-public sealed interface StreamElement permits StreamElement.Records, StreamElement.Barrier, StreamElement.EndOfData {
+/**
+ * What travels through a channel: batches of records, watermarks, barriers, and the end of the
+ * stream. Elements of one channel are delivered in order, so a watermark or barrier never
+ * overtakes the records sent before it.
+ */
+public sealed interface StreamElement permits StreamElement.Records, StreamElement.Watermark,
+        StreamElement.WatermarkStatus, StreamElement.Barrier, StreamElement.EndOfData {
 
-    /** Records in the order they were emitted. Batching keeps channel hand-offs off the hot path. */
-    record Records(List<Object> records) implements StreamElement {
+    /** A record without a timestamp. */
+    long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    /**
+     * Records in the order they were emitted. Batching keeps channel hand-offs off the hot path.
+     *
+     * @param timestamps each record's timestamp, same length as {@code records}; {@code null} when
+     *        no record of the batch has one
+     */
+    record Records(List<Object> records, long[] timestamps) implements StreamElement {
+
+        public Records(List<Object> records) {
+            this(records, null);
+        }
+
+        public long timestamp(int index) {
+            return timestamps == null ? NO_TIMESTAMP : timestamps[index];
+        }
+    }
+
+    /** No record with a timestamp at or below {@code timestamp} follows on this channel. */
+    record Watermark(long timestamp) implements StreamElement {
+    }
+
+    /**
+     * The sender stopped (idle) or resumed (active) emitting: an idle channel does not hold back
+     * the receiver's event time. Any record or watermark after it comes with an active status first.
+     */
+    enum WatermarkStatus implements StreamElement {
+        IDLE, ACTIVE
     }
 
     /** A checkpoint barrier. */

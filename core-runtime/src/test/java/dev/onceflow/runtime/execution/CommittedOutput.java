@@ -27,12 +27,23 @@ final class CommittedOutput {
     private static final Pattern PART = Pattern.compile("part-(\\d+)-(\\d+)-(.+)");
 
     final Map<String, Integer> occurrences = new HashMap<>();
+    final List<Event> events = new ArrayList<>();
     final Map<String, List<Long>> countsByKey = new TreeMap<>();
     final List<String> hiddenFiles = new ArrayList<>();
     final Set<Integer> subtasks = new TreeSet<>();
     final Set<Long> checkpoints = new TreeSet<>();
     final Set<String> attempts = new TreeSet<>();
     long lines;
+
+    /** Whether the sink has committed a part file in {@code directory} yet. */
+    static boolean hasCommittedFile(Path directory) throws IOException {
+        if (!Files.isDirectory(directory)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.anyMatch(f -> !f.getFileName().toString().startsWith("."));
+        }
+    }
 
     static CommittedOutput read(Path... directories) throws IOException {
         CommittedOutput output = new CommittedOutput();
@@ -65,6 +76,7 @@ final class CommittedOutput {
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             Event event = EventFormat.parse(line);
             lines++;
+            events.add(event);
             occurrences.merge(event.id(), 1, Integer::sum);
             countsByKey.computeIfAbsent(event.key(), k -> new ArrayList<>()).add(event.count());
         }

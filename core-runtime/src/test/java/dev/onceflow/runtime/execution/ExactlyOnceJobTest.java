@@ -46,21 +46,12 @@ class ExactlyOnceJobTest {
      * committed, so the failed attempt has provably committed something whatever the machine's speed.
      */
     private static Event failOnceAfterACommit(Event event, Path output) throws java.io.IOException {
-        if (!FAILED_ONCE.get() && Long.parseLong(event.id()) % 100 == 0 && hasCommittedFile(output)
+        if (!FAILED_ONCE.get() && Long.parseLong(event.id()) % 100 == 0 && CommittedOutput.hasCommittedFile(output)
                 && FAILED_ONCE.compareAndSet(false, true)) {
             FAILURES.incrementAndGet();
             throw new IllegalStateException("injected failure at id " + event.id());
         }
         return event;
-    }
-
-    private static boolean hasCommittedFile(Path output) throws java.io.IOException {
-        if (!java.nio.file.Files.isDirectory(output)) {
-            return false;
-        }
-        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(output)) {
-            return files.anyMatch(f -> !f.getFileName().toString().startsWith("."));
-        }
     }
 
     private static Event failOnceAt(Event event, String id) {

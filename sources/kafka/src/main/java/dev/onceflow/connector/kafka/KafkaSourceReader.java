@@ -96,7 +96,14 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
             if (split == null || record.offset() < split.offset() || record.offset() >= split.stoppingOffset()) {
                 continue;
             }
-            output.collect(decode(record, partition));
+            Event event = decode(record, partition);
+            // The broker's timestamp (create or append time) becomes the record's event time; -1
+            // means the record has none (a very old message format).
+            if (record.timestamp() >= 0) {
+                output.collect(event, record.timestamp());
+            } else {
+                output.collect(event);
+            }
             splits.put(partition, split.withOffset(record.offset() + 1));
             emitted++;
         }

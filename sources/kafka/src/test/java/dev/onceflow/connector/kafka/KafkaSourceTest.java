@@ -307,7 +307,7 @@ class KafkaSourceTest {
     }
 
     @Test
-    void timestampStartSkipsOlderRecords() throws Exception {
+    void timestampStartSkipsOlderRecordsAndEveryRecordKeepsItsKafkaTimestamp() throws Exception {
         String topic = topic(1);
         // Recent timestamps: records older than the broker's retention could be deleted mid-test.
         long t0 = System.currentTimeMillis() - 60_000;
@@ -320,6 +320,8 @@ class KafkaSourceTest {
 
         try (SourceDriver driver = SourceDriver.start(source, 1)) {
             assertThat(driver.runToEnd(TIMEOUT)).extracting(Event::id).containsExactly("4", "5");
+            assertThat(driver.timestamps).as("the record timestamps, for event time downstream")
+                    .containsExactly(t0 + 4000, t0 + 5000);
         }
     }
 

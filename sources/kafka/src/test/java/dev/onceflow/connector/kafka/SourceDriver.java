@@ -2,6 +2,7 @@ package dev.onceflow.connector.kafka;
 
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.source.InputStatus;
+import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
 import dev.onceflow.spi.source.SourceReaderContext;
 import dev.onceflow.spi.source.SplitEnumerator;
@@ -36,6 +37,20 @@ final class SourceDriver implements AutoCloseable {
     final SplitEnumerator<KafkaSplit, KafkaEnumeratorState> enumerator;
     final List<SourceReader<Event, KafkaSplit>> readers = new ArrayList<>();
     final List<Event> output = new ArrayList<>();
+    /** The timestamp each record of {@link #output} was emitted with, {@link Long#MIN_VALUE} if none. */
+    final List<Long> timestamps = new ArrayList<>();
+    private final ReaderOutput<Event> collector = new ReaderOutput<>() {
+        @Override
+        public void collect(Event record) {
+            collect(record, Long.MIN_VALUE);
+        }
+
+        @Override
+        public void collect(Event record, long timestamp) {
+            output.add(record);
+            timestamps.add(timestamp);
+        }
+    };
 
     private SourceDriver(KafkaSource source, int parallelism, Checkpoint restoreFrom) throws Exception {
         this.source = source;
@@ -97,7 +112,7 @@ final class SourceDriver implements AutoCloseable {
             if (endSignals.remove(i)) {
                 readers.get(i).notifyNoMoreSplits();
             }
-            statuses.add(readers.get(i).pollNext(output::add));
+            statuses.add(readers.get(i).pollNext(collector));
         }
         return statuses;
     }
