@@ -18,6 +18,7 @@ import dev.onceflow.runtime.task.StreamElement;
 import dev.onceflow.runtime.task.Task;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * Runs a {@link KeyedProcessFunction} with heap keyed state and timers, snapshotted per key group.
@@ -139,6 +140,13 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
     @Override
     public OperatorSnapshot snapshotState(long checkpointId) throws Exception {
         return new OperatorSnapshot(Map.of(), Map.of(), backend.snapshot());
+    }
+
+    /** Freezes the keyed state (copy-on-write) at the barrier; the snapshot thread serializes it. */
+    @Override
+    public Callable<OperatorSnapshot> snapshotStateAsync(long checkpointId) {
+        HeapKeyedStateBackend<K>.Frozen frozen = backend.freeze();
+        return () -> new OperatorSnapshot(Map.of(), Map.of(), frozen.serialize());
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.onceflow.runtime.operator;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -51,6 +52,18 @@ public abstract class StreamOperator<IN> {
     /** The synchronous part of a snapshot: a consistent copy of the state at the barrier. */
     public OperatorSnapshot snapshotState(long checkpointId) throws Exception {
         return OperatorSnapshot.EMPTY;
+    }
+
+    /**
+     * A snapshot in two parts: this call, on the task thread at the barrier, takes a consistent
+     * view of the state that later processing does not change; the returned call runs once on a
+     * snapshot thread, concurrently with processing, and turns that view into bytes. An operator
+     * with much state overrides it so the task is not held up by serialization; the default
+     * takes {@link #snapshotState} at once.
+     */
+    public Callable<OperatorSnapshot> snapshotStateAsync(long checkpointId) throws Exception {
+        OperatorSnapshot snapshot = snapshotState(checkpointId);
+        return () -> snapshot;
     }
 
     /**

@@ -18,8 +18,17 @@ import java.util.TreeMap;
  * Keyed state on the heap of one parallel subtask: one hash map per key group and state.
  *
  * <p>Snapshots serialize every key group the subtask owns into one blob per group, so groups can
- * move between subtasks when a savepoint is restored at another parallelism. The synchronous part
- * of a snapshot is this serialization; writing the blobs happens off the task thread.
+ * move between subtasks when a savepoint is restored at another parallelism.
+ *
+ * <p><b>Copy-on-write snapshots.</b> {@link #freeze()} (the synchronous part, on the task thread at
+ * the barrier) only marks every group map as shared with the snapshot and keeps references to
+ * them: microseconds, whatever the size of the state. The snapshot thread then serializes those
+ * maps ({@link Frozen#serialize()}) while the task goes on. The first write to a shared group
+ * copies that group's map (one key group's entries, not the whole state), and the first in-place
+ * change of a mutable value (a list, a map, an accumulator) copies that value, so nothing the
+ * snapshot reads ever changes. Objects handed to {@code update} or returned by {@code value()}
+ * must not be changed in place by the function afterwards; serializers must be thread-safe, since
+ * the snapshot thread uses them concurrently with the task thread.
  *
  * <p>Restored state stays in its serialized form until the operator registers the state by name
  * (its serializers are known only then); state that is never registered is carried into the next
@@ -88,7 +97,7 @@ public final class HeapKeyedStateBackend<K> {
     }
 
     public <T> ReducingState<T> state(StateDescriptor.Reducing<T> descriptor) {
-        HeapState state = register(descriptor.name(), new Codec(descriptor.serializer()) {
+        HeapState state = register(descriptor.name(), new Codec(descriptor.serializer(), true) {
         });
         return new ReducingState<>() {
             @Override
@@ -100,7 +109,8 @@ public final class HeapKeyedStateBackend<K> {
             @Override
             @SuppressWarnings("unchecked")
             public void add(T value) {
-                T current = (T) state.get();
+                // The reduce function may change {@code current} in place: it must be this epoch's copy.
+                T current = (T) state.getForUpdate();
                 state.put(current == null ? value : descriptor.reduce().apply(current, value));
             }
 
@@ -112,7 +122,7 @@ public final class HeapKeyedStateBackend<K> {
     }
 
     public <IN, ACC, OUT> AggregatingState<IN, OUT> state(StateDescriptor.Aggregating<IN, ACC, OUT> descriptor) {
-        HeapState state = register(descriptor.name(), new Codec(descriptor.accumulatorSerializer()) {
+        HeapState state = register(descriptor.name(), new Codec(descriptor.accumulatorSerializer(), true) {
         });
         AggregateFunction<IN, ACC, OUT> function = descriptor.function();
         return new AggregatingState<>() {
@@ -126,7 +136,7 @@ public final class HeapKeyedStateBackend<K> {
             @Override
             @SuppressWarnings("unchecked")
             public void add(IN value) {
-                ACC acc = (ACC) state.get();
+                ACC acc = (ACC) state.getForUpdate();
                 state.put(function.add(value, acc == null ? function.createAccumulator() : acc));
             }
 
@@ -139,7 +149,13 @@ public final class HeapKeyedStateBackend<K> {
 
     public <T> ListState<T> state(StateDescriptor.List<T> descriptor) {
         SimpleVersionedSerializer<T> element = descriptor.elementSerializer();
-        HeapState state = register(descriptor.name(), new Codec(null) {
+        HeapState state = register(descriptor.name(), new Codec(null, true) {
+            @Override
+            @SuppressWarnings("unchecked")
+            Object copy(Object value) {
+                return new ArrayList<>((List<T>) value);
+            }
+
             @Override
             @SuppressWarnings("unchecked")
             void write(Object value, DataOutputStream out) throws IOException {
@@ -173,7 +189,7 @@ public final class HeapKeyedStateBackend<K> {
             @Override
             @SuppressWarnings("unchecked")
             public void add(T value) {
-                List<T> list = (List<T>) state.get();
+                List<T> list = (List<T>) state.getForUpdate();
                 if (list == null) {
                     list = new ArrayList<>();
                     state.put(list);
@@ -196,7 +212,13 @@ public final class HeapKeyedStateBackend<K> {
     public <UK, UV> MapState<UK, UV> state(StateDescriptor.Map<UK, UV> descriptor) {
         SimpleVersionedSerializer<UK> keys = descriptor.keySerializer();
         SimpleVersionedSerializer<UV> values = descriptor.valueSerializer();
-        HeapState state = register(descriptor.name(), new Codec(null) {
+        HeapState state = register(descriptor.name(), new Codec(null, true) {
+            @Override
+            @SuppressWarnings("unchecked")
+            Object copy(Object value) {
+                return new HashMap<>((Map<UK, UV>) value);
+            }
+
             @Override
             @SuppressWarnings("unchecked")
             void write(Object value, DataOutputStream out) throws IOException {
@@ -224,9 +246,9 @@ public final class HeapKeyedStateBackend<K> {
         });
         return new MapState<>() {
             @SuppressWarnings("unchecked")
-            private Map<UK, UV> map(boolean create) {
-                Map<UK, UV> map = (Map<UK, UV>) state.get();
-                if (map == null && create) {
+            private Map<UK, UV> map(boolean forUpdate) {
+                Map<UK, UV> map = (Map<UK, UV>) (forUpdate ? state.getForUpdate() : state.get());
+                if (map == null && forUpdate) {
                     map = new HashMap<>();
                     state.put(map);
                 }
@@ -247,7 +269,8 @@ public final class HeapKeyedStateBackend<K> {
             @Override
             public void remove(UK key) {
                 Map<UK, UV> map = map(false);
-                if (map != null) {
+                if (map != null && map.containsKey(key)) {
+                    map = map(true);
                     map.remove(key);
                     if (map.isEmpty()) {
                         state.put(null);
@@ -294,59 +317,100 @@ public final class HeapKeyedStateBackend<K> {
         }
     }
 
-    /**
-     * Serializes every owned key group that holds state. Runs on the task thread, so the result is
-     * a consistent cut at the barrier.
-     */
+    /** Takes a snapshot and serializes it at once, on the calling thread. */
     public SortedMap<Integer, byte[]> snapshot() throws IOException {
-        SortedMap<Integer, byte[]> result = new TreeMap<>();
-        for (int group = firstGroup; group < endGroup; group++) {
-            int index = group - firstGroup;
-            int groupId = group;
-            List<HeapState> withData = new ArrayList<>();
-            for (HeapState state : states.values()) {
-                if (state.groups[index] != null && !state.groups[index].isEmpty()) {
-                    withData.add(state);
-                }
-            }
-            List<Map.Entry<String, Map<Object, byte[]>>> raw = new ArrayList<>();
-            for (Map.Entry<String, Map<Integer, Map<Object, byte[]>>> entry : unclaimed.entrySet()) {
-                Map<Object, byte[]> values = entry.getValue().get(group);
-                if (values != null) {
-                    raw.add(Map.entry(entry.getKey(), values));
-                }
-            }
-            if (withData.isEmpty() && raw.isEmpty()) {
-                continue;
-            }
-            result.put(groupId, Serializers.write(out -> {
-                out.writeInt(FORMAT_VERSION);
-                out.writeInt(keySerializer.version());
-                out.writeInt(withData.size() + raw.size());
-                for (HeapState state : withData) {
-                    out.writeUTF(state.name);
-                    Map<Object, Object> map = state.groups[index];
-                    out.writeInt(map.size());
-                    for (Map.Entry<Object, Object> entry : map.entrySet()) {
-                        @SuppressWarnings("unchecked")
-                        K key = (K) entry.getKey();
-                        writeBytes(out, keySerializer.serialize(key));
-                        writeBytes(out, state.codec.encode(entry.getValue()));
-                    }
-                }
-                for (Map.Entry<String, Map<Object, byte[]>> entry : raw) {
-                    out.writeUTF(entry.getKey());
-                    out.writeInt(entry.getValue().size());
-                    for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
-                        @SuppressWarnings("unchecked")
-                        K key = (K) value.getKey();
-                        writeBytes(out, keySerializer.serialize(key));
-                        writeBytes(out, value.getValue());
-                    }
-                }
-            }));
+        return freeze().serialize();
+    }
+
+    /**
+     * The synchronous part of a snapshot, on the task thread at the barrier: a consistent view of
+     * every owned key group that later writes do not change. Costs one pass over the registered
+     * states' group arrays, not over the entries.
+     */
+    @SuppressWarnings("unchecked")
+    public Frozen freeze() {
+        List<String> names = new ArrayList<>();
+        List<Codec> codecs = new ArrayList<>();
+        List<Map<Object, Object>[]> groups = new ArrayList<>();
+        for (HeapState state : states.values()) {
+            names.add(state.name);
+            codecs.add(state.codec);
+            groups.add(state.groups.clone());
+            java.util.Arrays.fill(state.shared, true);
         }
-        return result;
+        // Unclaimed state is never written, only claimed (removed) as a whole: copying the outer
+        // maps is enough.
+        Map<String, Map<Integer, Map<Object, byte[]>>> raw = new LinkedHashMap<>();
+        unclaimed.forEach((name, byGroup) -> raw.put(name, new HashMap<>(byGroup)));
+        return new Frozen(names, codecs, groups, raw);
+    }
+
+    /** A consistent view of the state at one barrier; {@link #serialize()} may run on any one thread. */
+    public final class Frozen {
+        private final List<String> names;
+        private final List<Codec> codecs;
+        private final List<Map<Object, Object>[]> groups;
+        private final Map<String, Map<Integer, Map<Object, byte[]>>> raw;
+
+        private Frozen(List<String> names, List<Codec> codecs, List<Map<Object, Object>[]> groups,
+                Map<String, Map<Integer, Map<Object, byte[]>>> raw) {
+            this.names = names;
+            this.codecs = codecs;
+            this.groups = groups;
+            this.raw = raw;
+        }
+
+        /** One blob per owned key group that holds state, in the format {@link #restore} reads. */
+        public SortedMap<Integer, byte[]> serialize() throws IOException {
+            SortedMap<Integer, byte[]> result = new TreeMap<>();
+            for (int group = firstGroup; group < endGroup; group++) {
+                int index = group - firstGroup;
+                List<Integer> withData = new ArrayList<>();
+                for (int s = 0; s < names.size(); s++) {
+                    Map<Object, Object> map = groups.get(s)[index];
+                    if (map != null && !map.isEmpty()) {
+                        withData.add(s);
+                    }
+                }
+                List<Map.Entry<String, Map<Object, byte[]>>> rawInGroup = new ArrayList<>();
+                for (Map.Entry<String, Map<Integer, Map<Object, byte[]>>> entry : raw.entrySet()) {
+                    Map<Object, byte[]> values = entry.getValue().get(group);
+                    if (values != null) {
+                        rawInGroup.add(Map.entry(entry.getKey(), values));
+                    }
+                }
+                if (withData.isEmpty() && rawInGroup.isEmpty()) {
+                    continue;
+                }
+                result.put(group, Serializers.write(out -> {
+                    out.writeInt(FORMAT_VERSION);
+                    out.writeInt(keySerializer.version());
+                    out.writeInt(withData.size() + rawInGroup.size());
+                    for (int s : withData) {
+                        out.writeUTF(names.get(s));
+                        Map<Object, Object> map = groups.get(s)[index];
+                        out.writeInt(map.size());
+                        for (Map.Entry<Object, Object> entry : map.entrySet()) {
+                            @SuppressWarnings("unchecked")
+                            K key = (K) entry.getKey();
+                            writeBytes(out, keySerializer.serialize(key));
+                            writeBytes(out, codecs.get(s).encode(entry.getValue()));
+                        }
+                    }
+                    for (Map.Entry<String, Map<Object, byte[]>> entry : rawInGroup) {
+                        out.writeUTF(entry.getKey());
+                        out.writeInt(entry.getValue().size());
+                        for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
+                            @SuppressWarnings("unchecked")
+                            K key = (K) value.getKey();
+                            writeBytes(out, keySerializer.serialize(key));
+                            writeBytes(out, value.getValue());
+                        }
+                    }
+                }));
+            }
+            return result;
+        }
     }
 
     /**
@@ -390,7 +454,7 @@ public final class HeapKeyedStateBackend<K> {
         if (raw != null) {
             try {
                 for (Map.Entry<Integer, Map<Object, byte[]>> entry : raw.entrySet()) {
-                    Map<Object, Object> map = state.group(entry.getKey() - firstGroup);
+                    Map<Object, Object> map = state.writableGroup(entry.getKey() - firstGroup);
                     for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
                         map.put(value.getKey(), codec.decode(value.getValue()));
                     }
@@ -417,10 +481,26 @@ public final class HeapKeyedStateBackend<K> {
     /** Writes one state value; the default writes a single value with the descriptor's serializer. */
     private abstract static class Codec {
         private final SimpleVersionedSerializer<Object> serializer;
+        /** Whether values are changed in place (lists, maps, accumulators), so a snapshot needs them copied first. */
+        final boolean mutableValues;
+
+        Codec(SimpleVersionedSerializer<?> serializer) {
+            this(serializer, false);
+        }
 
         @SuppressWarnings("unchecked")
-        Codec(SimpleVersionedSerializer<?> serializer) {
+        Codec(SimpleVersionedSerializer<?> serializer, boolean mutableValues) {
             this.serializer = (SimpleVersionedSerializer<Object>) serializer;
+            this.mutableValues = mutableValues;
+        }
+
+        /** A copy of {@code value} that can be changed without changing it; by default through the serializer. */
+        Object copy(Object value) {
+            try {
+                return decode(encode(value));
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot copy a state value with its serializer: " + e.getMessage(), e);
+            }
         }
 
         void write(Object value, DataOutputStream out) throws IOException {
@@ -442,24 +522,46 @@ public final class HeapKeyedStateBackend<K> {
         }
     }
 
-    /** One registered state: a map from key to value per owned key group. */
+    /**
+     * One registered state: a map from key to value per owned key group, copied on write while a
+     * snapshot may be reading it.
+     */
     private final class HeapState {
         final String name;
         final Codec codec;
         final Map<Object, Object>[] groups;
+        /** The group's map is referenced by a snapshot: copy it before writing. */
+        final boolean[] shared;
+        /**
+         * For mutable values, after a group was copied: the keys whose value belongs to the copy
+         * (was copied or created since); {@code null} when every value of the group does.
+         */
+        final java.util.Set<Object>[] owned;
 
         @SuppressWarnings({"unchecked", "rawtypes"})
         HeapState(String name, Codec codec, int groupCount) {
             this.name = name;
             this.codec = codec;
             this.groups = new Map[groupCount];
+            this.shared = new boolean[groupCount];
+            this.owned = new java.util.Set[groupCount];
         }
 
-        Map<Object, Object> group(int index) {
+        /** The group's map, safe to write: copied first if a snapshot holds it. */
+        Map<Object, Object> writableGroup(int index) {
             Map<Object, Object> map = groups[index];
             if (map == null) {
                 map = new HashMap<>();
                 groups[index] = map;
+                shared[index] = false;
+                owned[index] = null;
+            } else if (shared[index]) {
+                map = new HashMap<>(map);
+                groups[index] = map;
+                shared[index] = false;
+                if (codec.mutableValues) {
+                    owned[index] = new java.util.HashSet<>();
+                }
             }
             return map;
         }
@@ -470,15 +572,36 @@ public final class HeapKeyedStateBackend<K> {
             return map == null ? null : map.get(currentKey);
         }
 
+        /** The current key's value, safe to change in place: copied first if a snapshot may read it. */
+        Object getForUpdate() {
+            checkKey();
+            Map<Object, Object> current = groups[currentGroupIndex];
+            if (current == null || !current.containsKey(currentKey)) {
+                return null;
+            }
+            Map<Object, Object> map = writableGroup(currentGroupIndex);
+            Object value = map.get(currentKey);
+            java.util.Set<Object> mine = owned[currentGroupIndex];
+            if (mine != null && mine.add(currentKey)) {
+                value = codec.copy(value);
+                map.put(currentKey, value);
+            }
+            return value;
+        }
+
         void put(Object value) {
             checkKey();
             if (value == null) {
                 Map<Object, Object> map = groups[currentGroupIndex];
-                if (map != null) {
-                    map.remove(currentKey);
+                if (map != null && map.containsKey(currentKey)) {
+                    writableGroup(currentGroupIndex).remove(currentKey);
                 }
             } else {
-                group(currentGroupIndex).put(currentKey, value);
+                writableGroup(currentGroupIndex).put(currentKey, value);
+                java.util.Set<Object> mine = owned[currentGroupIndex];
+                if (mine != null) {
+                    mine.add(currentKey);
+                }
             }
         }
 

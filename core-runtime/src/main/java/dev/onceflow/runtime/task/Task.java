@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -124,8 +125,8 @@ public abstract class Task implements Runnable {
 
     /**
      * Takes this task's part of a checkpoint: operators prepare (sinks pre-commit), the barrier
-     * goes downstream, the chain's state is copied here on the task thread, and written and
-     * acknowledged off it.
+     * goes downstream, the chain's state is frozen here on the task thread, and serialized,
+     * written and acknowledged off it.
      */
     protected void performCheckpoint(CheckpointBarrier barrier, long alignmentNanos) throws Exception {
         for (StreamOperator<Object> operator : chain) {
@@ -135,13 +136,10 @@ public abstract class Task implements Runnable {
         if (writer != null) {
             writer.broadcast(new StreamElement.Barrier(barrier));
         }
-        Map<String, OperatorSnapshot> snapshots = new LinkedHashMap<>();
+        Map<String, Callable<OperatorSnapshot>> parts = new LinkedHashMap<>();
         List<CompletableFuture<Void>> beforeAck = new ArrayList<>();
         for (StreamOperator<Object> operator : chain) {
-            OperatorSnapshot snapshot = operator.snapshotState(barrier.checkpointId());
-            if (!snapshot.isEmpty()) {
-                snapshots.put(operator.context().uid(), snapshot);
-            }
+            parts.put(operator.context().uid(), operator.snapshotStateAsync(barrier.checkpointId()));
             CompletableFuture<Void> pending = operator.beforeAcknowledge(barrier.checkpointId());
             if (!pending.isDone() || pending.isCompletedExceptionally()) {
                 beforeAck.add(pending);
@@ -155,6 +153,14 @@ public abstract class Task implements Runnable {
         environment.snapshotExecutor().execute(() -> {
             CheckpointMetadata.TaskStateRef ref;
             try {
+                // The asynchronous part: serializing what the operators froze at the barrier.
+                Map<String, OperatorSnapshot> snapshots = new LinkedHashMap<>();
+                for (Map.Entry<String, Callable<OperatorSnapshot>> part : parts.entrySet()) {
+                    OperatorSnapshot snapshot = part.getValue().call();
+                    if (!snapshot.isEmpty()) {
+                        snapshots.put(part.getKey(), snapshot);
+                    }
+                }
                 ref = environment.storage().writeTaskState(id, barrier.kind(), stageName, uids, subtask,
                         parallelism, snapshots);
             } catch (Throwable t) {

@@ -257,4 +257,110 @@ class HeapKeyedStateBackendTest {
         assertThatThrownBy(count::value).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("'count' used outside of a keyed context");
     }
+
+    /** A mutable accumulator (changed in place by {@code add}), as functions often use for speed. */
+    private static final StateDescriptor.Aggregating<Long, long[], Long> TOTAL = StateDescriptor.aggregating("total",
+            new AggregateFunction<Long, long[], Long>() {
+                @Override
+                public long[] createAccumulator() {
+                    return new long[1];
+                }
+
+                @Override
+                public long[] add(Long value, long[] accumulator) {
+                    accumulator[0] += value;
+                    return accumulator;
+                }
+
+                @Override
+                public Long getResult(long[] accumulator) {
+                    return accumulator[0];
+                }
+            }, new dev.onceflow.spi.serialization.SimpleVersionedSerializer<long[]>() {
+                @Override
+                public int version() {
+                    return 1;
+                }
+
+                @Override
+                public byte[] serialize(long[] value) throws java.io.IOException {
+                    return Serializers.LONG.serialize(value[0]);
+                }
+
+                @Override
+                public long[] deserialize(int version, byte[] bytes) throws java.io.IOException {
+                    return new long[] {Serializers.LONG.deserialize(Serializers.LONG.version(), bytes)};
+                }
+            });
+
+    /** Every key's values of every state kind, as text, after restoring {@code snapshot}. */
+    private static Map<String, String> contents(SortedMap<Integer, byte[]> snapshot, List<String> keys) throws Exception {
+        HeapKeyedStateBackend<String> restored = backend(0, 1);
+        restored.restore(snapshot);
+        ValueState<Long> count = restored.state(COUNT);
+        ListState<String> seen = restored.state(SEEN);
+        MapState<String, Long> byTag = restored.state(BY_TAG);
+        ReducingState<Long> max = restored.state(MAX);
+        AggregatingState<Long, Long> total = restored.state(TOTAL);
+        Map<String, String> contents = new TreeMap<>();
+        for (String key : keys) {
+            restored.setCurrentKey(key);
+            contents.put(key, count.value() + " " + seen.get() + " " + new TreeMap<>(byTag.entries()) + " "
+                    + max.get() + " " + total.get());
+        }
+        return contents;
+    }
+
+    /** One round of writes of every kind, most of them changing values in place. */
+    private static void write(HeapKeyedStateBackend<String> backend, List<String> keys, long round) {
+        ValueState<Long> count = backend.state(COUNT);
+        ListState<String> seen = backend.state(SEEN);
+        MapState<String, Long> byTag = backend.state(BY_TAG);
+        ReducingState<Long> max = backend.state(MAX);
+        AggregatingState<Long, Long> total = backend.state(TOTAL);
+        for (int i = 0; i < keys.size(); i++) {
+            backend.setCurrentKey(keys.get(i));
+            if (i % 7 == (int) round % 7) {
+                count.clear();
+                seen.clear();
+                byTag.clear();
+                continue;
+            }
+            count.update(round * 1000 + i);
+            seen.add("r" + round);
+            byTag.put("round", round);
+            if (i % 3 == 0) {
+                byTag.remove("first");
+            } else if (round == 0) {
+                byTag.put("first", (long) i);
+            }
+            max.add(round * 10 + i % 10);
+            total.add(round + 1);
+        }
+    }
+
+    @Test
+    void aFrozenSnapshotKeepsTheStateOfItsBarrierWhileWritesChangeValuesInPlace() throws Exception {
+        List<String> keys = keys(300);
+        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        write(backend, keys.subList(0, 200), 0);
+        Map<String, String> atFirst = contents(backend.snapshot(), keys);
+
+        HeapKeyedStateBackend<String>.Frozen first = backend.freeze();
+        write(backend, keys, 1);
+        Map<String, String> atSecond = contents(backend.snapshot(), keys);
+        HeapKeyedStateBackend<String>.Frozen second = backend.freeze();
+        write(backend, keys, 2);
+        Map<String, String> now = contents(backend.snapshot(), keys);
+
+        // Serialized after all the writes (as the snapshot thread may), yet each is its barrier's state.
+        assertThat(contents(first.serialize(), keys)).isEqualTo(atFirst);
+        assertThat(contents(second.serialize(), keys)).isEqualTo(atSecond);
+        assertThat(atFirst).isNotEqualTo(atSecond);
+        assertThat(atSecond).isNotEqualTo(now);
+        backend.setCurrentKey("key-4");
+        assertThat(backend.state(SEEN).get()).containsExactly("r0", "r1", "r2");
+        assertThat(backend.state(TOTAL).get()).isEqualTo(1 + 2 + 3);
+        assertThat(atFirst.get("key-4")).isEqualTo("4 [r0] {first=4, round=0} 4 1");
+    }
 }
