@@ -11,6 +11,8 @@ import dev.onceflow.runtime.graph.JobPlan;
 import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.SourceOperator;
 import dev.onceflow.spi.source.ReplayableSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +42,7 @@ public final class StreamEnvironment {
     private CommitRetry commitRetry = CommitRetry.DEFAULT;
     private RestoreSetting restore = RestoreSetting.fresh();
     private boolean allowNonRestoredState;
+    private MeterRegistry meterRegistry;
     private int nextIndex;
     private Transformation sink;
 
@@ -100,6 +103,16 @@ public final class StreamEnvironment {
     }
 
     /**
+     * Where the job's meters go (records in and out per operator, backpressure, checkpoints,
+     * restarts; see {@code docs/observability.md}). Default: a new {@link SimpleMeterRegistry} per
+     * job, readable through {@link JobClient#meterRegistry()} and the job's {@code /metrics}.
+     */
+    public StreamEnvironment setMeterRegistry(MeterRegistry value) {
+        this.meterRegistry = value;
+        return this;
+    }
+
+    /**
      * Starts the pipeline with a replayable source, without watermarks: records keep the timestamps
      * the reader gives them, and event time reaches the end only when a bounded source ends.
      */
@@ -145,7 +158,7 @@ public final class StreamEnvironment {
                     + "' may contain only letters, digits, '.', '_' and '-' (it names the checkpoint directory)");
         }
         return JobClient.start(jobName, plan(), checkpointConfig, commitRetry, restartStrategy, restore,
-                allowNonRestoredState);
+                allowNonRestoredState, meterRegistry != null ? meterRegistry : new SimpleMeterRegistry());
     }
 
     /** Runs the job to its end. */

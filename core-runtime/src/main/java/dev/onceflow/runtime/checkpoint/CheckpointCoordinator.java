@@ -43,6 +43,9 @@ public final class CheckpointCoordinator {
         void notifyAborted(long checkpointId);
 
         void failJob(Throwable cause);
+
+        /** A checkpoint completed or failed; for the job's history and metrics. */
+        void checkpointFinished(CheckpointStats stats);
     }
 
     private final String jobName;
@@ -52,7 +55,6 @@ public final class CheckpointCoordinator {
     private final ScheduledExecutorService executor;
     private final Participants participants;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
-    private final List<CheckpointStats> history = new ArrayList<>();
     private long nextId;
     private long lastCompletionNanos;
     private int consecutiveFailures;
@@ -60,7 +62,6 @@ public final class CheckpointCoordinator {
     private boolean shutdown;
     private ScheduledFuture<?> periodic;
     private volatile CheckpointLocation lastCompleted;
-    private volatile CheckpointStats lastStats;
 
     public CheckpointCoordinator(String jobName, int maxParallelism, CheckpointConfig config, CheckpointStorage storage,
             ScheduledExecutorService executor, Participants participants, long firstCheckpointId) {
@@ -107,10 +108,6 @@ public final class CheckpointCoordinator {
     /** The directory of the last checkpoint this coordinator completed, or {@code null}. */
     public CheckpointLocation lastCompleted() {
         return lastCompleted;
-    }
-
-    public CheckpointStats lastStats() {
-        return lastStats;
     }
 
     private void periodicTrigger() {
@@ -221,10 +218,10 @@ public final class CheckpointCoordinator {
         lastCompleted = directory;
         lastCompletionNanos = System.nanoTime();
         consecutiveFailures = 0;
-        CheckpointStats stats = new CheckpointStats(p.id, p.kind, true,
+        CheckpointStats stats = new CheckpointStats(p.id, p.kind, true, p.timestamp,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), metadata.stateSize(),
                 TimeUnit.NANOSECONDS.toMillis(p.maxAlignmentNanos), null);
-        record(stats);
+        participants.checkpointFinished(stats);
         LOG.debug("Completed {} {} in {} ms ({} bytes) at {}", p.kind.name().toLowerCase(java.util.Locale.ROOT), p.id,
                 stats.durationMillis(), stats.stateBytes(), directory);
         // Older pending checkpoints can never be restored in preference to this one: drop them.
@@ -262,8 +259,8 @@ public final class CheckpointCoordinator {
     }
 
     private void failed(Pending p, String reason) {
-        record(new CheckpointStats(p.id, p.kind, false, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos),
-                0, 0, reason));
+        participants.checkpointFinished(new CheckpointStats(p.id, p.kind, false, p.timestamp,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), 0, 0, reason));
         if (p.savepoint != null) {
             p.savepoint.completeExceptionally(new IllegalStateException("savepoint " + p.id + " failed: " + reason));
         }
@@ -284,14 +281,6 @@ public final class CheckpointCoordinator {
         if (consecutiveFailures > config.tolerableFailures()) {
             participants.failJob(new Exception(consecutiveFailures + " consecutive checkpoint failures exceed "
                     + "tolerable-failures=" + config.tolerableFailures() + "; last: " + reason));
-        }
-    }
-
-    private void record(CheckpointStats stats) {
-        lastStats = stats;
-        history.add(stats);
-        if (history.size() > 100) {
-            history.remove(0);
         }
     }
 

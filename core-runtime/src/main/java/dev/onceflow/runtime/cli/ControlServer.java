@@ -7,25 +7,31 @@ import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.execution.JobClient;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A small HTTP endpoint of a running job, on 127.0.0.1 and a free port, so that
- * {@code onceflow savepoint} can reach it: {@code POST /savepoint[?stop=true]} and
- * {@code GET /status}. The port and pid are written to {@code _control.json} in the job's
- * checkpoint directory while the job runs (through its {@link CheckpointFileSystem}, so this works
- * for checkpoints on HDFS too, from the same machine).
+ * {@code onceflow savepoint} and a browser on the job's machine can reach it:
+ * {@code POST /savepoint[?stop=true]}, {@code GET /status}, {@code GET /checkpoints},
+ * {@code GET /metrics} (JSON), and {@code GET /}, a page plotting checkpoint durations and sizes
+ * (documented in {@code docs/observability.md}). The port and pid are written to
+ * {@code _control.json} in the job's checkpoint directory while the job runs (through its
+ * {@link CheckpointFileSystem}, so this works for checkpoints on HDFS too, from the same machine).
  */
 final class ControlServer implements AutoCloseable {
 
     static final String CONTROL_FILE = "_control.json";
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String DASHBOARD = "dashboard.html";
 
     private final HttpServer server;
     private final CheckpointFileSystem fs;
@@ -47,7 +53,22 @@ final class ControlServer implements AutoCloseable {
                 respond(exchange, 500, Map.of("error", String.valueOf(cause.getMessage())));
             }
         });
-        server.createContext("/status", exchange -> respond(exchange, 200, client.progress()));
+        server.createContext("/status", exchange -> get(exchange, client::progress));
+        server.createContext("/checkpoints", exchange -> get(exchange, () -> Map.of("jobName", client.jobName(),
+                "checkpoints", client.checkpointHistory().entries())));
+        server.createContext("/metrics", exchange -> get(exchange, () -> Map.of("meters",
+                MeterSnapshot.of(client.meterRegistry()))));
+        byte[] dashboard = dashboard();
+        server.createContext("/", exchange -> {
+            // "/" is also the fallback for every path no other context takes.
+            if (!"/".equals(exchange.getRequestURI().getPath())) {
+                respond(exchange, 404, Map.of("error", "no such resource; try /, /status, /checkpoints, /metrics"));
+            } else if (!"GET".equals(exchange.getRequestMethod())) {
+                respond(exchange, 405, Map.of("error", "use GET"));
+            } else {
+                send(exchange, 200, "text/html; charset=utf-8", dashboard);
+            }
+        });
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "onceflow-control");
             t.setDaemon(true);
@@ -61,9 +82,35 @@ final class ControlServer implements AutoCloseable {
                 "port", server.getAddress().getPort())));
     }
 
+    /** The address of the page; the JSON endpoints are next to it. */
+    URI url() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
+    }
+
+    private static byte[] dashboard() throws IOException {
+        try (InputStream in = ControlServer.class.getResourceAsStream(DASHBOARD)) {
+            if (in == null) {
+                throw new IOException(DASHBOARD + " is missing from the class path");
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    private static void get(HttpExchange exchange, Supplier<Object> body) throws IOException {
+        if (!"GET".equals(exchange.getRequestMethod())) {
+            respond(exchange, 405, Map.of("error", "use GET"));
+        } else {
+            respond(exchange, 200, body.get());
+        }
+    }
+
     private static void respond(HttpExchange exchange, int status, Object body) throws IOException {
-        byte[] bytes = JSON.writeValueAsBytes(body);
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        send(exchange, status, "application/json", JSON.writeValueAsBytes(body));
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, byte[] bytes) throws IOException {
+        exchange.getResponseHeaders().add("Content-Type", contentType);
+        exchange.getResponseHeaders().add("Cache-Control", "no-store");
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

@@ -133,6 +133,8 @@ public final class OnceflowCli {
             // Open for the whole run, so `onceflow savepoint` can reach the job.
             ControlServer control = new ControlServer(client);
             try {
+                out.printf("Status page: %s (JSON at /status, /checkpoints, /metrics)%n", control.url());
+                out.flush();
                 JobResult result = await(client, out, progressMillis);
                 out.printf("Job %s %s: read %d records, wrote %d records%s.%n", result.jobName(),
                         result.status().name().toLowerCase(java.util.Locale.ROOT), result.recordsRead(),

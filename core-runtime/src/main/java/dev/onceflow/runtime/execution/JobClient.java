@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.execution;
 
+import dev.onceflow.runtime.checkpoint.CheckpointHistory;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.checkpoint.RestoredCheckpoint;
@@ -7,6 +8,8 @@ import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CommitRetry;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.graph.JobPlan;
+import dev.onceflow.runtime.metrics.JobMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Set;
@@ -29,6 +32,8 @@ public final class JobClient {
     private final CommitRetry commitRetry;
     private final RestartStrategy restartStrategy;
     private final CheckpointStorage storage;
+    private final JobMetrics metrics;
+    private final CheckpointHistory history = new CheckpointHistory();
     private final CompletableFuture<JobResult> result = new CompletableFuture<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private volatile JobExecution current;
@@ -38,14 +43,15 @@ public final class JobClient {
     private volatile long writtenBefore;
 
     /**
-     * Validates the restore point and starts the job on a new thread.
+     * Validates the restore point and starts the job on a new thread. Its meters go to
+     * {@code registry} for the job's whole life, restarts included.
      *
      * @throws IllegalArgumentException if the restore point is invalid or holds state for operators
      *     the job does not have (unless {@code allowNonRestoredState})
      */
     public static JobClient start(String jobName, JobPlan plan, CheckpointConfig checkpointConfig,
             CommitRetry commitRetry, RestartStrategy restartStrategy, RestoreSetting restore,
-            boolean allowNonRestoredState) throws java.io.IOException {
+            boolean allowNonRestoredState, MeterRegistry registry) throws java.io.IOException {
         CheckpointStorage storage = new CheckpointStorage(checkpointConfig.directory().resolve(jobName));
         RestoredCheckpoint initial = null;
         if (restore instanceof RestoreSetting.Latest) {
@@ -74,7 +80,8 @@ public final class JobClient {
             LOG.warn("Checkpointing is off for job {}: transactional sinks commit only at the end of bounded input, "
                     + "and a crash restarts the job from the beginning", jobName);
         }
-        JobClient client = new JobClient(jobName, plan, checkpointConfig, commitRetry, restartStrategy, storage);
+        JobClient client = new JobClient(jobName, plan, checkpointConfig, commitRetry, restartStrategy, storage,
+                new JobMetrics(jobName, registry));
         RestoredCheckpoint restorePoint = initial;
         Thread runner = new Thread(() -> client.runAttempts(restorePoint), "onceflow-job-" + jobName);
         runner.start();
@@ -82,13 +89,14 @@ public final class JobClient {
     }
 
     private JobClient(String jobName, JobPlan plan, CheckpointConfig checkpointConfig, CommitRetry commitRetry,
-            RestartStrategy restartStrategy, CheckpointStorage storage) {
+            RestartStrategy restartStrategy, CheckpointStorage storage, JobMetrics metrics) {
         this.jobName = jobName;
         this.plan = plan;
         this.checkpointConfig = checkpointConfig;
         this.commitRetry = commitRetry;
         this.restartStrategy = restartStrategy;
         this.storage = storage;
+        this.metrics = metrics;
     }
 
     private void runAttempts(RestoredCheckpoint initial) {
@@ -100,7 +108,7 @@ public final class JobClient {
                 long first = Math.max(storage.highestId(), restorePoint == null ? 0 : restorePoint.checkpointId()) + 1;
                 String attemptId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
                 JobExecution execution = new JobExecution(jobName, plan, checkpointConfig, commitRetry, storage,
-                        restorePoint, first, attemptId, maxCommitWait());
+                        restorePoint, first, attemptId, maxCommitWait(), metrics, history);
                 // Swapped together, so progress never counts the finished attempt twice.
                 readBefore = carriedRead;
                 writtenBefore = carriedWritten;
@@ -132,6 +140,7 @@ public final class JobClient {
                 carriedRead = read;
                 carriedWritten = written;
                 restarts++;
+                metrics.restarted();
                 LOG.warn("Job {} restarting (restart {}) from {} in {} ms", jobName, restarts,
                         lastDir == null ? "the beginning" : lastDir, restartStrategy.delay().toMillis());
                 Thread.sleep(restartStrategy.delay().toMillis());
@@ -185,12 +194,26 @@ public final class JobClient {
         }
     }
 
+    /** The registry that holds this job's meters (see {@link JobMetrics}). */
+    public MeterRegistry meterRegistry() {
+        return metrics.registry();
+    }
+
+    /** The job's recent checkpoints and savepoints, across restarts. */
+    public CheckpointHistory checkpointHistory() {
+        return history;
+    }
+
     public JobProgress progress() {
         JobExecution execution = current;
+        JobProgress.Status status = !result.isDone() ? JobProgress.Status.RUNNING
+                : result.isCompletedExceptionally() ? JobProgress.Status.FAILED
+                : result.join().status() == JobResult.Status.FINISHED ? JobProgress.Status.FINISHED
+                : JobProgress.Status.CANCELLED;
         if (execution == null) {
-            return new JobProgress(jobName, 0, 0, null, restarts);
+            return new JobProgress(jobName, status, 0, 0, history.latest(), restarts);
         }
-        return new JobProgress(jobName, readBefore + execution.recordsRead(), writtenBefore + execution.recordsWritten(),
-                execution.lastCheckpointStats(), restarts);
+        return new JobProgress(jobName, status, readBefore + execution.recordsRead(),
+                writtenBefore + execution.recordsWritten(), history.latest(), restarts);
     }
 }

@@ -2,6 +2,7 @@ package dev.onceflow.runtime.execution;
 
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.checkpoint.CheckpointCoordinator;
+import dev.onceflow.runtime.checkpoint.CheckpointHistory;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointMetadata;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
@@ -11,6 +12,8 @@ import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CommitRetry;
 import dev.onceflow.runtime.graph.JobPlan;
 import dev.onceflow.runtime.graph.Transformation;
+import dev.onceflow.runtime.metrics.JobMetrics;
+import dev.onceflow.runtime.metrics.RecordCounter;
 import dev.onceflow.runtime.operator.OperatorContext;
 import dev.onceflow.runtime.operator.Output;
 import dev.onceflow.runtime.operator.StreamOperator;
@@ -37,6 +40,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +69,8 @@ final class JobExecution implements TaskEnvironment {
     private final RestoredCheckpoint restored;
     private final long firstCheckpointId;
     private final String attemptId;
+    private final JobMetrics metrics;
+    private final CheckpointHistory history;
     private final ScheduledExecutorService coordinatorThread;
     private final ExecutorService snapshotThreads;
     /** Wakes tasks up for processing-time timers; the timers themselves run on the task threads. */
@@ -81,8 +87,10 @@ final class JobExecution implements TaskEnvironment {
 
     JobExecution(String jobName, JobPlan plan, CheckpointConfig checkpointConfig, CommitRetry commitRetry,
             CheckpointStorage storage, RestoredCheckpoint restored, long firstCheckpointId, String attemptId,
-            Optional<Duration> maxCommitWait) {
+            Optional<Duration> maxCommitWait, JobMetrics metrics, CheckpointHistory history) {
         this.jobName = jobName;
+        this.metrics = metrics;
+        this.history = history;
         this.maxCommitWait = maxCommitWait;
         this.plan = plan;
         this.checkpointConfig = checkpointConfig;
@@ -177,6 +185,7 @@ final class JobExecution implements TaskEnvironment {
             if (i == 0 && task instanceof SourceTask source) {
                 output = counting(source, output);
             }
+            output = bindMetrics(stage, i, subtask, task, writer, output);
             chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
                     plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(),
                     checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait, time),
@@ -273,6 +282,57 @@ final class JobExecution implements TaskEnvironment {
         };
     }
 
+    /**
+     * Binds the meters of the {@code i}-th operator of the chain to this attempt's counts, and
+     * returns its output, counting what it emits where needed. A source's emitted records are the
+     * task's count (records read); another operator's are counted where they leave it, which is
+     * also the next operator's input. The head of a later stage receives what the task takes from
+     * its channels. A sink emits nothing, so it has no output count.
+     */
+    private Output<Object> bindMetrics(JobPlan.Stage stage, int i, int subtask, Task task, RecordWriter writer,
+            Output<Object> output) {
+        String uid = stage.chain().get(i).uid();
+        boolean last = i == stage.chain().size() - 1;
+        if (i == 0 && !(task instanceof SourceTask)) {
+            metrics.bindRecordsIn(uid, subtask, task::records);
+        }
+        if (last && writer == null) {
+            return output;
+        }
+        LongSupplier emitted;
+        Output<Object> counted = output;
+        if (i == 0 && task instanceof SourceTask) {
+            emitted = task::records;
+        } else {
+            RecordCounter counter = new RecordCounter();
+            emitted = counter::count;
+            counted = new Output<>() {
+                @Override
+                public void collect(Object record) {
+                    counter.increment();
+                    output.collect(record);
+                }
+
+                @Override
+                public void emitWatermark(long watermark) {
+                    output.emitWatermark(watermark);
+                }
+
+                @Override
+                public void emitWatermarkStatus(boolean idle) {
+                    output.emitWatermarkStatus(idle);
+                }
+            };
+        }
+        metrics.bindRecordsOut(uid, subtask, emitted);
+        if (last) {
+            metrics.bindBackpressureNanos(uid, subtask, writer::backpressureNanos);
+        } else {
+            metrics.bindRecordsIn(stage.chain().get(i + 1).uid(), subtask, emitted);
+        }
+        return counted;
+    }
+
     /** Runs the attempt to its end. */
     Outcome run() throws InterruptedException {
         try {
@@ -321,10 +381,6 @@ final class JobExecution implements TaskEnvironment {
     /** The last checkpoint this attempt completed, if any. */
     CheckpointLocation lastCompletedCheckpoint() {
         return coordinator.lastCompleted();
-    }
-
-    CheckpointStats lastCheckpointStats() {
-        return coordinator.lastStats();
     }
 
     long recordsRead() {
@@ -431,6 +487,12 @@ final class JobExecution implements TaskEnvironment {
         @Override
         public void failJob(Throwable cause) {
             fail(cause);
+        }
+
+        @Override
+        public void checkpointFinished(CheckpointStats stats) {
+            history.add(stats);
+            metrics.checkpointFinished(stats);
         }
     }
 }

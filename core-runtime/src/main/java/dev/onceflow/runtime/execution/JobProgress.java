@@ -3,10 +3,15 @@ package dev.onceflow.runtime.execution;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 
 /**
- * A running job's counters, for the CLI and the status endpoint.
+ * A job's counters, for the CLI and the status endpoint.
  *
  * @param lastCheckpoint the most recent checkpoint that completed or failed, or {@code null}
  */
-public record JobProgress(String jobName, long recordsRead, long recordsWritten, CheckpointStats lastCheckpoint,
-        int restarts) {
+public record JobProgress(String jobName, Status status, long recordsRead, long recordsWritten,
+        CheckpointStats lastCheckpoint, int restarts) {
+
+    /** Where the job is: running (restarts included) until it has a result. */
+    public enum Status {
+        RUNNING, FINISHED, CANCELLED, FAILED
+    }
 }

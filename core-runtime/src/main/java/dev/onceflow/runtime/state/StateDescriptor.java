@@ -8,6 +8,11 @@ import java.util.function.BinaryOperator;
  * Names a keyed state and says how its values are written into checkpoints. The name identifies
  * the state within its operator across restarts, so it must not change between job versions.
  * Create with the static factories, e.g. {@code StateDescriptor.value("count", Serializers.LONG)}.
+ *
+ * <p>Snapshots are taken off the task thread from a copy-on-write view, so serializers must be
+ * thread-safe (stateless ones are), and an object stored in or read from a state must not be
+ * changed in place afterwards: store a new object instead. Lists, maps and accumulators that the
+ * state itself changes are copied when needed.
  */
 public sealed interface StateDescriptor permits StateDescriptor.Value, StateDescriptor.List, StateDescriptor.Map,
         StateDescriptor.Reducing, StateDescriptor.Aggregating {

@@ -78,6 +78,18 @@ class OnceflowCliTest {
     }
 
     @Test
+    void runPrintsTheStatusPageAddressRightAfterTheStartLine() throws Exception {
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run("run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isZero();
+        List<String> lines = lines(out);
+        assertThat(lines.get(0)).startsWith("Job good-job: datagen -> count-by-key -> filesystem; checkpoints every ");
+        assertThat(lines.get(1)).matches("Status page: http://127\\.0\\.0\\.1:\\d+/ \\(JSON at /status, /checkpoints, /metrics\\)");
+    }
+
+    @Test
     void checkpointsListsCompleteCorruptAndIncompleteOnes() throws Exception {
         CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(dir.resolve("job")));
         CheckpointFixtures.complete(storage, 1, CheckpointKind.CHECKPOINT);

@@ -9,17 +9,20 @@ import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.Serializers;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 
 /**
  * The pipeline the in-process tests run, with real connectors: datagen ids {@code 0..rows-1}
  * over {@link #KEYS} keys -> map -> keyBy(key) -> {@link CountByKey} -> filesystem part files.
+ * Operator uids: {@code events}, {@code map}, {@code count}, {@code files}. Public for the tests of
+ * other packages (the CLI's status endpoint).
  */
-final class KeyedCountJob {
+public final class KeyedCountJob {
 
-    static final int KEYS = 10;
-    static final Duration INTERVAL = Duration.ofMillis(50);
+    public static final int KEYS = 10;
+    public static final Duration INTERVAL = Duration.ofMillis(50);
 
     private final Path checkpoints;
     private final Path output;
@@ -31,55 +34,70 @@ final class KeyedCountJob {
     private RestoreSetting restore = RestoreSetting.fresh();
     private boolean allowNonRestoredState;
     private String countUid = "count";
+    private int retained = CheckpointConfig.defaults().retained();
+    private MeterRegistry meterRegistry;
 
-    KeyedCountJob(Path checkpoints, Path output, long rows) {
+    public KeyedCountJob(Path checkpoints, Path output, long rows) {
         this.checkpoints = checkpoints;
         this.output = output;
         this.rows = rows;
     }
 
-    KeyedCountJob parallelism(int value) {
+    public KeyedCountJob parallelism(int value) {
         parallelism = value;
         return this;
     }
 
-    KeyedCountJob rowsPerSecond(long value) {
+    public KeyedCountJob rowsPerSecond(long value) {
         rowsPerSecond = value;
         return this;
     }
 
-    KeyedCountJob map(MapFunction<Event, Event> value) {
+    public KeyedCountJob map(MapFunction<Event, Event> value) {
         map = value;
         return this;
     }
 
-    KeyedCountJob restart(RestartStrategy value) {
+    public KeyedCountJob restart(RestartStrategy value) {
         restart = value;
         return this;
     }
 
-    KeyedCountJob restore(RestoreSetting value) {
+    public KeyedCountJob restore(RestoreSetting value) {
         restore = value;
         return this;
     }
 
-    KeyedCountJob allowNonRestoredState(boolean value) {
+    public KeyedCountJob allowNonRestoredState(boolean value) {
         allowNonRestoredState = value;
         return this;
     }
 
-    KeyedCountJob countUid(String value) {
+    public KeyedCountJob countUid(String value) {
         countUid = value;
         return this;
     }
 
-    StreamEnvironment environment() {
+    /** Completed checkpoints kept on disk. */
+    public KeyedCountJob retained(int value) {
+        retained = value;
+        return this;
+    }
+
+    public KeyedCountJob meterRegistry(MeterRegistry value) {
+        meterRegistry = value;
+        return this;
+    }
+
+    public StreamEnvironment environment() {
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(parallelism)
-                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(INTERVAL).withDirectory(checkpoints))
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(INTERVAL).withDirectory(checkpoints)
+                        .withRetained(retained))
                 .setRestartStrategy(restart)
                 .setRestore(restore)
-                .setAllowNonRestoredState(allowNonRestoredState);
+                .setAllowNonRestoredState(allowNonRestoredState)
+                .setMeterRegistry(meterRegistry);
         DatagenSource source = DatagenSource.builder().rows(rows).keys(KEYS).rowsPerSecond(rowsPerSecond).build();
         env.fromSource(source, "events").uid("events")
                 .map(map).uid("map")
@@ -89,11 +107,11 @@ final class KeyedCountJob {
         return env;
     }
 
-    JobResult execute(String jobName) throws Exception {
+    public JobResult execute(String jobName) throws Exception {
         return environment().execute(jobName);
     }
 
-    JobClient executeAsync(String jobName) throws Exception {
+    public JobClient executeAsync(String jobName) throws Exception {
         return environment().executeAsync(jobName);
     }
 }
