@@ -65,12 +65,12 @@ public final class CheckpointStorage {
     public CheckpointMetadata.TaskStateRef writeTaskState(long checkpointId, CheckpointKind kind, String taskName,
             List<String> operatorUids, int subtask, int parallelism, Map<String, OperatorSnapshot> operators)
             throws IOException {
-        byte[] payload = TaskStateCodec.encode(operators);
+        long length = TaskStateCodec.encodedLength(operators);
         String file = taskName + "-" + subtask + ".state";
         CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
-        int checksum = ChecksummedFiles.writeAtomically(fs, target, payload);
+        int checksum = ChecksummedFiles.writeAtomically(fs, target, length, out -> TaskStateCodec.encode(operators, out));
         return new CheckpointMetadata.TaskStateRef(taskName, operatorUids, subtask, parallelism, file,
-                payload.length, checksum);
+                length, checksum);
     }
 
     /** Writes {@code _metadata}, which completes the checkpoint. */

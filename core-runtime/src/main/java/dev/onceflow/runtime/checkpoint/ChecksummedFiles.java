@@ -34,6 +34,60 @@ public final class ChecksummedFiles {
         return checksum;
     }
 
+    /** Writes a payload of a length known in advance. */
+    @FunctionalInterface
+    public interface PayloadWriter {
+        void write(java.io.DataOutputStream out) throws IOException;
+    }
+
+    /**
+     * Like {@link #writeAtomically(CheckpointFileSystem, CheckpointLocation, byte[])} for a payload
+     * of exactly {@code payloadLength} bytes that {@code writer} writes straight into the file's
+     * buffer: one allocation of the file's size instead of a payload array and its envelope (which
+     * matters for hundreds of megabytes of keyed state).
+     *
+     * @throws IllegalStateException if the writer wrote another number of bytes
+     */
+    public static int writeAtomically(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
+            PayloadWriter writer) throws IOException {
+        if (payloadLength > Integer.MAX_VALUE - HEADER - TRAILER - 8) {
+            throw new IOException(target + ": " + payloadLength + " bytes of state is more than one state file holds"
+                    + " (2 GiB); raise the parallelism");
+        }
+        int length = (int) payloadLength;
+        byte[] file = new byte[HEADER + length + TRAILER];
+        ByteBuffer buffer = ByteBuffer.wrap(file);
+        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(length);
+        ByteBuffer payload = buffer.slice(HEADER, length);
+        java.io.DataOutputStream out = new java.io.DataOutputStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                payload.put((byte) b);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int count) {
+                payload.put(bytes, offset, count);
+            }
+        });
+        try {
+            writer.write(out);
+            out.flush();
+        } catch (java.nio.BufferOverflowException e) {
+            throw new IllegalStateException(target + ": the payload is longer than the " + length + " bytes announced", e);
+        }
+        if (payload.hasRemaining()) {
+            throw new IllegalStateException(target + ": the payload is " + payload.position() + " bytes, not the "
+                    + length + " announced");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(file, HEADER, length);
+        int checksum = (int) crc.getValue();
+        buffer.putInt(HEADER + length, checksum);
+        fs.writeAtomically(target, file);
+        return checksum;
+    }
+
     /**
      * Reads and verifies a file written by {@link #writeAtomically}.
      *

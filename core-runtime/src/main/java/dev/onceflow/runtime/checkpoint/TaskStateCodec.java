@@ -21,20 +21,57 @@ final class TaskStateCodec {
     }
 
     static byte[] encode(Map<String, OperatorSnapshot> operators) throws IOException {
-        return Serializers.write(out -> {
-            out.writeInt(FORMAT_VERSION);
-            out.writeInt(operators.size());
-            for (Map.Entry<String, OperatorSnapshot> entry : operators.entrySet()) {
-                out.writeUTF(entry.getKey());
-                writeLists(out, entry.getValue().listState());
-                writeLists(out, entry.getValue().subtaskState());
-                out.writeInt(entry.getValue().keyedState().size());
-                for (Map.Entry<Integer, byte[]> group : entry.getValue().keyedState().entrySet()) {
-                    out.writeInt(group.getKey());
-                    writeBytes(out, group.getValue());
-                }
+        return Serializers.write(out -> encode(operators, out));
+    }
+
+    static void encode(Map<String, OperatorSnapshot> operators, DataOutputStream out) throws IOException {
+        out.writeInt(FORMAT_VERSION);
+        out.writeInt(operators.size());
+        for (Map.Entry<String, OperatorSnapshot> entry : operators.entrySet()) {
+            out.writeUTF(entry.getKey());
+            writeLists(out, entry.getValue().listState());
+            writeLists(out, entry.getValue().subtaskState());
+            out.writeInt(entry.getValue().keyedState().size());
+            for (Map.Entry<Integer, byte[]> group : entry.getValue().keyedState().entrySet()) {
+                out.writeInt(group.getKey());
+                writeBytes(out, group.getValue());
             }
-        });
+        }
+    }
+
+    /** The exact number of bytes {@link #encode(Map, DataOutputStream)} writes. */
+    static long encodedLength(Map<String, OperatorSnapshot> operators) {
+        long length = Integer.BYTES * 2;
+        for (Map.Entry<String, OperatorSnapshot> entry : operators.entrySet()) {
+            length += utfLength(entry.getKey());
+            length += listsLength(entry.getValue().listState()) + listsLength(entry.getValue().subtaskState());
+            length += Integer.BYTES;
+            for (byte[] group : entry.getValue().keyedState().values()) {
+                length += Integer.BYTES * 2 + group.length;
+            }
+        }
+        return length;
+    }
+
+    private static long listsLength(Map<String, List<byte[]>> lists) {
+        long length = Integer.BYTES;
+        for (Map.Entry<String, List<byte[]>> entry : lists.entrySet()) {
+            length += utfLength(entry.getKey()) + Integer.BYTES;
+            for (byte[] value : entry.getValue()) {
+                length += Integer.BYTES + value.length;
+            }
+        }
+        return length;
+    }
+
+    /** What {@link DataOutputStream#writeUTF} writes for {@code text}: a 2-byte length and modified UTF-8. */
+    private static int utfLength(String text) {
+        int length = 2;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            length += c >= 0x0001 && c <= 0x007F ? 1 : c <= 0x07FF ? 2 : 3;
+        }
+        return length;
     }
 
     static Map<String, OperatorSnapshot> decode(byte[] bytes) throws IOException {

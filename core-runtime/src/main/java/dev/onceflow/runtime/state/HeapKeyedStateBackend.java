@@ -363,6 +363,10 @@ public final class HeapKeyedStateBackend<K> {
         /** One blob per owned key group that holds state, in the format {@link #restore} reads. */
         public SortedMap<Integer, byte[]> serialize() throws IOException {
             SortedMap<Integer, byte[]> result = new TreeMap<>();
+            // One buffer for all groups: each group's blob is copied out at its exact size, so a large
+            // state costs its size in allocations, not the doubling growth of a buffer per group.
+            java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream(1 << 16);
+            DataOutputStream out = new DataOutputStream(buffer);
             for (int group = firstGroup; group < endGroup; group++) {
                 int index = group - firstGroup;
                 List<Integer> withData = new ArrayList<>();
@@ -382,7 +386,8 @@ public final class HeapKeyedStateBackend<K> {
                 if (withData.isEmpty() && rawInGroup.isEmpty()) {
                     continue;
                 }
-                result.put(group, Serializers.write(out -> {
+                buffer.reset();
+                {
                     out.writeInt(FORMAT_VERSION);
                     out.writeInt(keySerializer.version());
                     out.writeInt(withData.size() + rawInGroup.size());
@@ -407,7 +412,9 @@ public final class HeapKeyedStateBackend<K> {
                             writeBytes(out, value.getValue());
                         }
                     }
-                }));
+                }
+                out.flush();
+                result.put(group, buffer.toByteArray());
             }
             return result;
         }
