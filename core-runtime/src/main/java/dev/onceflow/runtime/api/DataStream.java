@@ -57,6 +57,16 @@ public class DataStream<T> {
     }
 
     /**
+     * Processes each record with a function that may keep operator state (lists per subtask, see
+     * {@link ProcessFunction}). {@code function} is called once per parallel subtask and attempt
+     * for a fresh instance. Give the step a {@link #uid} so its state is found again.
+     */
+    public <R> DataStream<R> process(java.util.function.Supplier<? extends ProcessFunction<T, R>> function) {
+        return next("process", new Transformation.Partitioning.Forward(),
+                () -> new dev.onceflow.runtime.operator.ProcessOperator<>(function.get()));
+    }
+
+    /**
      * Adds a step implemented directly as an operator; {@code operator} is called once per parallel
      * subtask and attempt.
      */

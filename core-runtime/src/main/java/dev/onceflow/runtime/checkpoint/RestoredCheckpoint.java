@@ -88,14 +88,18 @@ public final class RestoredCheckpoint {
                 }
             }
         }
+        Map<String, List<byte[]>> union = new LinkedHashMap<>();
         for (Map.Entry<Integer, OperatorSnapshot> entry : former.entrySet()) {
             if (entry.getKey() % parallelism == subtask) {
                 entry.getValue().subtaskState().forEach((name, values) ->
                         subtaskLists.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values));
             }
             keyed.putAll(entry.getValue().keyedState());
+            // Former subtasks in order, so every new subtask sees the same list.
+            entry.getValue().unionState().forEach((name, values) ->
+                    union.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values));
         }
-        return new RestoredState(id, previous, lists, subtaskLists, keyed);
+        return new RestoredState(id, previous, lists, subtaskLists, keyed, union);
     }
 
     /** One task's state file, decoded. */

@@ -15,7 +15,8 @@ import java.util.TreeMap;
 /** Binary format of one task's state file: the snapshots of the operators in its chain, by uid. */
 final class TaskStateCodec {
 
-    private static final int FORMAT_VERSION = 1;
+    /** 2 added union lists after the subtask lists; version 1 files (no union lists) are still read. */
+    private static final int FORMAT_VERSION = 2;
 
     private TaskStateCodec() {
     }
@@ -31,6 +32,7 @@ final class TaskStateCodec {
             out.writeUTF(entry.getKey());
             writeLists(out, entry.getValue().listState());
             writeLists(out, entry.getValue().subtaskState());
+            writeLists(out, entry.getValue().unionState());
             out.writeInt(entry.getValue().keyedState().size());
             for (Map.Entry<Integer, byte[]> group : entry.getValue().keyedState().entrySet()) {
                 out.writeInt(group.getKey());
@@ -44,7 +46,8 @@ final class TaskStateCodec {
         long length = Integer.BYTES * 2;
         for (Map.Entry<String, OperatorSnapshot> entry : operators.entrySet()) {
             length += utfLength(entry.getKey());
-            length += listsLength(entry.getValue().listState()) + listsLength(entry.getValue().subtaskState());
+            length += listsLength(entry.getValue().listState()) + listsLength(entry.getValue().subtaskState())
+                    + listsLength(entry.getValue().unionState());
             length += Integer.BYTES;
             for (byte[] group : entry.getValue().keyedState().values()) {
                 length += Integer.BYTES * 2 + group.length;
@@ -76,19 +79,24 @@ final class TaskStateCodec {
 
     static Map<String, OperatorSnapshot> decode(byte[] bytes) throws IOException {
         return Serializers.read(bytes, in -> {
-            Serializers.checkVersion(FORMAT_VERSION, in.readInt(), "task state file");
+            int format = in.readInt();
+            if (format != 1 && format != FORMAT_VERSION) {
+                throw new IOException("cannot read a task state file of format " + format + "; this build reads 1 and "
+                        + FORMAT_VERSION);
+            }
             int count = Serializers.readLength(in, "operator count");
             Map<String, OperatorSnapshot> operators = new LinkedHashMap<>();
             for (int i = 0; i < count; i++) {
                 String uid = in.readUTF();
                 Map<String, List<byte[]>> lists = readLists(in);
                 Map<String, List<byte[]>> subtaskLists = readLists(in);
+                Map<String, List<byte[]>> unionLists = format >= 2 ? readLists(in) : Map.of();
                 int groups = Serializers.readLength(in, "key group count");
                 SortedMap<Integer, byte[]> keyed = new TreeMap<>();
                 for (int g = 0; g < groups; g++) {
                     keyed.put(in.readInt(), readBytes(in));
                 }
-                operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed));
+                operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed, unionLists));
             }
             return operators;
         });

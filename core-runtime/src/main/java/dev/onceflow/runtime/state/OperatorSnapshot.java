@@ -14,13 +14,21 @@ import java.util.SortedMap;
  *     {@code former % parallelism} (sink transaction handles: the subtask that cleans up after a
  *     former subtask must also be the one that recovers its transactions)
  * @param keyedState serialized key groups (see {@link HeapKeyedStateBackend})
+ * @param unionState named lists of which every new subtask gets all entries of all former
+ *     subtasks, whatever the parallelism (a function's union list state)
  */
 public record OperatorSnapshot(Map<String, List<byte[]>> listState, Map<String, List<byte[]>> subtaskState,
-        SortedMap<Integer, byte[]> keyedState) {
+        SortedMap<Integer, byte[]> keyedState, Map<String, List<byte[]>> unionState) {
 
     public static final OperatorSnapshot EMPTY = new OperatorSnapshot(Map.of(), Map.of(), new java.util.TreeMap<>());
 
+    /** A snapshot without union state. */
+    public OperatorSnapshot(Map<String, List<byte[]>> listState, Map<String, List<byte[]>> subtaskState,
+            SortedMap<Integer, byte[]> keyedState) {
+        this(listState, subtaskState, keyedState, Map.of());
+    }
+
     public boolean isEmpty() {
-        return listState.isEmpty() && subtaskState.isEmpty() && keyedState.isEmpty();
+        return listState.isEmpty() && subtaskState.isEmpty() && keyedState.isEmpty() && unionState.isEmpty();
     }
 }

@@ -9,12 +9,23 @@ import java.util.OptionalLong;
  *
  * @param checkpointId the restored checkpoint, empty on a fresh start
  * @param previousParallelism the operator's parallelism when the checkpoint was taken
+ * @param unionState every entry of every former subtask, by name
  */
 public record RestoredState(OptionalLong checkpointId, int previousParallelism, Map<String, List<byte[]>> listState,
-        Map<String, List<byte[]>> subtaskState, Map<Integer, byte[]> keyedState) {
+        Map<String, List<byte[]>> subtaskState, Map<Integer, byte[]> keyedState, Map<String, List<byte[]>> unionState) {
+
+    /** Restored state without union state. */
+    public RestoredState(OptionalLong checkpointId, int previousParallelism, Map<String, List<byte[]>> listState,
+            Map<String, List<byte[]>> subtaskState, Map<Integer, byte[]> keyedState) {
+        this(checkpointId, previousParallelism, listState, subtaskState, keyedState, Map.of());
+    }
 
     public static RestoredState fresh(int parallelism) {
         return new RestoredState(OptionalLong.empty(), parallelism, Map.of(), Map.of(), Map.of());
+    }
+
+    public List<byte[]> unionList(String name) {
+        return unionState.getOrDefault(name, List.of());
     }
 
     public boolean isRestored() {
