@@ -82,12 +82,18 @@ class ProcessingTimeTimerTest {
         return event;
     }
 
+    /**
+     * Whether a checkpoint of the job completed: a {@code chk-<id>} directory with its
+     * {@code _metadata}. Only names and one existence check: temporary files come and go while
+     * the checkpoint is written, so walking the tree with file attributes would race with them.
+     */
     private static boolean hasCompletedCheckpoint(Path checkpoints) throws IOException {
-        if (!Files.isDirectory(checkpoints)) {
+        Path job = checkpoints.resolve("processing-time");
+        if (!Files.isDirectory(job)) {
             return false;
         }
-        try (Stream<Path> files = Files.walk(checkpoints)) {
-            return files.anyMatch(f -> f.getFileName().toString().equals("_metadata"));
+        try (Stream<Path> dirs = Files.list(job)) {
+            return dirs.anyMatch(d -> d.getFileName().toString().startsWith("chk-") && Files.exists(d.resolve("_metadata")));
         }
     }
 
