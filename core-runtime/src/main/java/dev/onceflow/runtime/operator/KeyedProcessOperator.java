@@ -15,7 +15,6 @@ import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
 import dev.onceflow.runtime.task.StreamElement;
-import dev.onceflow.runtime.task.Task;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -124,15 +123,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         long earliest = processingTimers.earliest();
         if (earliest < wakeUpAt && terminalCheckpoint < 0) {
             wakeUpAt = earliest;
-            time.runAt(earliest, () -> {
-                try {
-                    onWakeUp(earliest);
-                } catch (RuntimeException e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw new Task.ChainException(e);
-                }
-            });
+            time.runAt(earliest, () -> onWakeUp(earliest));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.onceflow.runtime.operator;
 
 import dev.onceflow.runtime.task.StreamElement;
+import dev.onceflow.runtime.task.Task;
 
 /**
  * The time an operator chain sees: the timestamp of the record being processed (set by the task or
@@ -37,8 +38,25 @@ public final class TaskTime {
         return System.currentTimeMillis();
     }
 
-    /** Runs {@code action} on the task thread once the wall clock reached {@code time}, or soon if it has. */
-    public void runAt(long time, Runnable action) {
-        scheduler.schedule(Math.max(0, time - currentProcessingTime()), action);
+    /** An action on the task thread that may throw what operator code throws. */
+    @FunctionalInterface
+    public interface TimedAction {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code action} on the task thread once the wall clock reached {@code time}, or soon if it
+     * has. A checked exception fails the task like one thrown from a record.
+     */
+    public void runAt(long time, TimedAction action) {
+        scheduler.schedule(Math.max(0, time - currentProcessingTime()), () -> {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new Task.ChainException(e);
+            }
+        });
     }
 }
