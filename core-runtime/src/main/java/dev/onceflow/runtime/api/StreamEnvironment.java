@@ -11,6 +11,8 @@ import dev.onceflow.runtime.graph.JobPlan;
 import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.SourceOperator;
 import dev.onceflow.spi.source.ReplayableSource;
+import dev.onceflow.runtime.state.HeapStateBackend;
+import dev.onceflow.runtime.state.StateBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -43,6 +45,7 @@ public final class StreamEnvironment {
     private RestoreSetting restore = RestoreSetting.fresh();
     private boolean allowNonRestoredState;
     private MeterRegistry meterRegistry;
+    private StateBackend stateBackend;
     private int nextIndex;
     private Transformation sink;
 
@@ -116,6 +119,16 @@ public final class StreamEnvironment {
      * Starts the pipeline with a replayable source, without watermarks: records keep the timestamps
      * the reader gives them, and event time reaches the end only when a bounded source ends.
      */
+    /**
+     * Where keyed state lives while the job runs. Default: the backend named by the system
+     * property {@value StateBackend#BACKEND_PROPERTY}, else the {@link HeapStateBackend}. Snapshots
+     * have the same format on every backend, so a job can switch backends across a savepoint.
+     */
+    public StreamEnvironment setStateBackend(StateBackend value) {
+        this.stateBackend = value;
+        return this;
+    }
+
     public <T> DataStream<T> fromSource(ReplayableSource<T, ?, ?> source, String name) {
         return fromSource(source, WatermarkStrategy.noWatermarks(), name);
     }
@@ -148,7 +161,8 @@ public final class StreamEnvironment {
         if (sink == null) {
             throw new IllegalStateException("the job has no sink; end the pipeline with sinkTo(...)");
         }
-        return JobPlan.of(sink, parallelism, maxParallelism);
+        return JobPlan.of(sink, parallelism, maxParallelism,
+                stateBackend != null ? stateBackend : StateBackend.fromSystemProperties());
     }
 
     /** Starts the job and returns at once. */

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.graph;
 
+import dev.onceflow.runtime.state.StateBackend;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -9,8 +10,10 @@ import java.util.Set;
  * The physical plan: the job's steps grouped into stages. A stage is a chain of steps that run
  * in one task per parallel subtask, connected by method calls; stages are connected by channels.
  * A new stage starts at every keyBy or rebalance and wherever the parallelism changes.
+ *
+ * @param stateBackend where the keyed operators of the job keep their state
  */
-public record JobPlan(List<Stage> stages, int maxParallelism) {
+public record JobPlan(List<Stage> stages, int maxParallelism, StateBackend stateBackend) {
 
     /** A chain of steps, run by {@code parallelism} tasks. */
     public record Stage(int index, String name, int parallelism, List<Transformation> chain,
@@ -26,7 +29,8 @@ public record JobPlan(List<Stage> stages, int maxParallelism) {
      *
      * @throws IllegalArgumentException if uids repeat or a parallelism exceeds the max parallelism
      */
-    public static JobPlan of(Transformation sink, int defaultParallelism, int maxParallelism) {
+    public static JobPlan of(Transformation sink, int defaultParallelism, int maxParallelism,
+            StateBackend stateBackend) {
         List<Transformation> steps = new ArrayList<>();
         for (Transformation t = sink; t != null; t = t.input()) {
             steps.add(0, t);
@@ -58,7 +62,7 @@ public record JobPlan(List<Stage> stages, int maxParallelism) {
             chainParallelism = parallelism;
         }
         stages.add(new Stage(stages.size(), "stage" + stages.size(), chainParallelism, List.copyOf(chain), chainInput));
-        return new JobPlan(List.copyOf(stages), maxParallelism);
+        return new JobPlan(List.copyOf(stages), maxParallelism, stateBackend);
     }
 
     /** Every operator uid of the job. */

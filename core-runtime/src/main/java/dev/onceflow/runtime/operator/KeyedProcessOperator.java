@@ -6,7 +6,8 @@ import dev.onceflow.runtime.api.TimeDomain;
 import dev.onceflow.runtime.api.TimerService;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.state.AggregatingState;
-import dev.onceflow.runtime.state.HeapKeyedStateBackend;
+import dev.onceflow.runtime.state.KeyedStateBackend;
+import dev.onceflow.runtime.state.StateBackend;
 import dev.onceflow.runtime.state.ListState;
 import dev.onceflow.runtime.state.MapState;
 import dev.onceflow.runtime.state.OperatorSnapshot;
@@ -46,7 +47,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
      */
     public static final String SYNCHRONOUS_SNAPSHOTS = "onceflow.state.synchronous-snapshots";
     private final boolean synchronousSnapshots = Boolean.getBoolean(SYNCHRONOUS_SNAPSHOTS);
-    private HeapKeyedStateBackend<K> backend;
+    private KeyedStateBackend<K> backend;
     private KeyedTimers<K> eventTimers;
     private KeyedTimers<K> processingTimers;
     private TaskTime time;
@@ -64,8 +65,9 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
 
     @Override
     public void initializeState(RestoredState state) throws Exception {
-        backend = new HeapKeyedStateBackend<>(keySerializer, context.maxParallelism(), context.subtaskIndex(),
-                context.parallelism());
+        backend = context.stateBackend().createKeyedStateBackend(new StateBackend.Scope(context.jobName(),
+                context.uid(), context.subtaskIndex(), context.parallelism(), context.maxParallelism(),
+                context.attemptId()), keySerializer);
         backend.restore(state.keyedState());
         eventTimers = new KeyedTimers<>(backend, EVENT_TIMERS);
         processingTimers = new KeyedTimers<>(backend, PROCESSING_TIMERS);
@@ -145,7 +147,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         if (synchronousSnapshots) {
             return super.snapshotStateAsync(checkpointId);
         }
-        HeapKeyedStateBackend<K>.Frozen frozen = backend.freeze();
+        KeyedStateBackend.Snapshot frozen = backend.freeze();
         return () -> new OperatorSnapshot(Map.of(), Map.of(), frozen.serialize());
     }
 
@@ -161,7 +163,17 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
 
     @Override
     public void close() throws Exception {
-        function.close();
+        try {
+            function.close();
+        } finally {
+            closeBackend();
+        }
+    }
+
+    private void closeBackend() throws java.io.IOException {
+        if (backend != null) {
+            backend.close();
+        }
     }
 
     @Override
@@ -170,6 +182,11 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
             function.close();
         } catch (Exception ignored) {
             // the job is failing already; the original failure is what matters
+        }
+        try {
+            closeBackend();
+        } catch (Exception ignored) {
+            // as above
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.onceflow.runtime.operator;
 
-import dev.onceflow.runtime.state.HeapKeyedStateBackend;
+import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.ListState;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.spi.serialization.Serializers;
@@ -25,11 +25,11 @@ final class KeyedTimers<K> {
         void fire(long time, K key) throws Exception;
     }
 
-    private final HeapKeyedStateBackend<K> backend;
+    private final KeyedStateBackend<K> backend;
     private final ListState<Long> times;
     private final TreeMap<Long, Set<K>> index = new TreeMap<>();
 
-    KeyedTimers(HeapKeyedStateBackend<K> backend, String stateName) {
+    KeyedTimers(KeyedStateBackend<K> backend, String stateName) {
         this.backend = backend;
         this.times = backend.state(StateDescriptor.list(stateName, Serializers.LONG));
         backend.forEachKey(stateName, key -> {

@@ -1,8 +1,6 @@
 package dev.onceflow.runtime.state;
 
-import dev.onceflow.spi.serialization.Serializers;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,9 +34,7 @@ import java.util.TreeMap;
  *
  * <p>Not thread-safe: used only on the task thread.
  */
-public final class HeapKeyedStateBackend<K> {
-
-    private static final int FORMAT_VERSION = 1;
+public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     private final SimpleVersionedSerializer<K> keySerializer;
     private final int maxParallelism;
@@ -59,21 +55,19 @@ public final class HeapKeyedStateBackend<K> {
         this.endGroup = KeyGroups.endGroup(subtask, maxParallelism, parallelism);
     }
 
-    /** Scopes every state to {@code key} until the next call. */
+    @Override
     public void setCurrentKey(K key) {
-        int group = KeyGroups.keyGroupOf(key, maxParallelism);
-        if (group < firstGroup || group >= endGroup) {
-            throw new IllegalStateException("key " + key + " in key group " + group + " reached the subtask owning groups "
-                    + firstGroup + ".." + (endGroup - 1));
-        }
+        int group = KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup);
         currentKey = key;
         currentGroupIndex = group - firstGroup;
     }
 
+    @Override
     public K currentKey() {
         return currentKey;
     }
 
+    @Override
     public <T> ValueState<T> state(StateDescriptor.Value<T> descriptor) {
         HeapState state = register(descriptor.name(), new Codec(descriptor.serializer()) {
         });
@@ -96,6 +90,7 @@ public final class HeapKeyedStateBackend<K> {
         };
     }
 
+    @Override
     public <T> ReducingState<T> state(StateDescriptor.Reducing<T> descriptor) {
         HeapState state = register(descriptor.name(), new Codec(descriptor.serializer(), true) {
         });
@@ -121,6 +116,7 @@ public final class HeapKeyedStateBackend<K> {
         };
     }
 
+    @Override
     public <IN, ACC, OUT> AggregatingState<IN, OUT> state(StateDescriptor.Aggregating<IN, ACC, OUT> descriptor) {
         HeapState state = register(descriptor.name(), new Codec(descriptor.accumulatorSerializer(), true) {
         });
@@ -147,6 +143,7 @@ public final class HeapKeyedStateBackend<K> {
         };
     }
 
+    @Override
     public <T> ListState<T> state(StateDescriptor.List<T> descriptor) {
         SimpleVersionedSerializer<T> element = descriptor.elementSerializer();
         HeapState state = register(descriptor.name(), new Codec(null, true) {
@@ -158,24 +155,13 @@ public final class HeapKeyedStateBackend<K> {
 
             @Override
             @SuppressWarnings("unchecked")
-            void write(Object value, DataOutputStream out) throws IOException {
-                List<T> list = (List<T>) value;
-                out.writeInt(element.version());
-                out.writeInt(list.size());
-                for (T item : list) {
-                    writeBytes(out, element.serialize(item));
-                }
+            byte[] encode(Object value) throws IOException {
+                return KeyedStateFormat.encodeList(element, (List<T>) value);
             }
 
             @Override
-            Object read(DataInputStream in) throws IOException {
-                int version = in.readInt();
-                int size = Serializers.readLength(in, "list state");
-                List<T> list = new ArrayList<>(size);
-                for (int i = 0; i < size; i++) {
-                    list.add(element.deserialize(version, readBytes(in)));
-                }
-                return list;
+            Object decode(byte[] encoded) throws IOException {
+                return KeyedStateFormat.decodeList(element, encoded);
             }
         });
         return new ListState<>() {
@@ -209,6 +195,7 @@ public final class HeapKeyedStateBackend<K> {
         };
     }
 
+    @Override
     public <UK, UV> MapState<UK, UV> state(StateDescriptor.Map<UK, UV> descriptor) {
         SimpleVersionedSerializer<UK> keys = descriptor.keySerializer();
         SimpleVersionedSerializer<UV> values = descriptor.valueSerializer();
@@ -221,27 +208,13 @@ public final class HeapKeyedStateBackend<K> {
 
             @Override
             @SuppressWarnings("unchecked")
-            void write(Object value, DataOutputStream out) throws IOException {
-                Map<UK, UV> map = (Map<UK, UV>) value;
-                out.writeInt(keys.version());
-                out.writeInt(values.version());
-                out.writeInt(map.size());
-                for (Map.Entry<UK, UV> entry : map.entrySet()) {
-                    writeBytes(out, keys.serialize(entry.getKey()));
-                    writeBytes(out, values.serialize(entry.getValue()));
-                }
+            byte[] encode(Object value) throws IOException {
+                return KeyedStateFormat.encodeMap(keys, values, (Map<UK, UV>) value);
             }
 
             @Override
-            Object read(DataInputStream in) throws IOException {
-                int keyVersion = in.readInt();
-                int valueVersion = in.readInt();
-                int size = Serializers.readLength(in, "map state");
-                Map<UK, UV> map = new HashMap<>();
-                for (int i = 0; i < size; i++) {
-                    map.put(keys.deserialize(keyVersion, readBytes(in)), values.deserialize(valueVersion, readBytes(in)));
-                }
-                return map;
+            Object decode(byte[] encoded) throws IOException {
+                return KeyedStateFormat.decodeMap(keys, values, encoded);
             }
         });
         return new MapState<>() {
@@ -297,11 +270,7 @@ public final class HeapKeyedStateBackend<K> {
         };
     }
 
-    /**
-     * Calls {@code action} with every key that has a value in the registered state {@code name},
-     * in no particular order, over a copy of the keys: {@code action} may set the current key and
-     * change state.
-     */
+    @Override
     @SuppressWarnings("unchecked")
     public void forEachKey(String name, java.util.function.Consumer<K> action) {
         HeapState state = states.get(name);
@@ -317,17 +286,8 @@ public final class HeapKeyedStateBackend<K> {
         }
     }
 
-    /** Takes a snapshot and serializes it at once, on the calling thread. */
-    public SortedMap<Integer, byte[]> snapshot() throws IOException {
-        return freeze().serialize();
-    }
-
-    /**
-     * The synchronous part of a snapshot, on the task thread at the barrier: a consistent view of
-     * every owned key group that later writes do not change. Costs one pass over the registered
-     * states' group arrays, not over the entries.
-     */
-    @SuppressWarnings("unchecked")
+    /** Costs one pass over the registered states' group arrays, not over the entries. */
+    @Override
     public Frozen freeze() {
         List<String> names = new ArrayList<>();
         List<Codec> codecs = new ArrayList<>();
@@ -346,7 +306,7 @@ public final class HeapKeyedStateBackend<K> {
     }
 
     /** A consistent view of the state at one barrier; {@link #serialize()} may run on any one thread. */
-    public final class Frozen {
+    public final class Frozen implements Snapshot {
         private final List<String> names;
         private final List<Codec> codecs;
         private final List<Map<Object, Object>[]> groups;
@@ -360,7 +320,7 @@ public final class HeapKeyedStateBackend<K> {
             this.raw = raw;
         }
 
-        /** One blob per owned key group that holds state, in the format {@link #restore} reads. */
+        @Override
         public SortedMap<Integer, byte[]> serialize() throws IOException {
             SortedMap<Integer, byte[]> result = new TreeMap<>();
             // One buffer for all groups: each group's blob is copied out at its exact size, so a large
@@ -388,28 +348,24 @@ public final class HeapKeyedStateBackend<K> {
                 }
                 buffer.reset();
                 {
-                    out.writeInt(FORMAT_VERSION);
-                    out.writeInt(keySerializer.version());
-                    out.writeInt(withData.size() + rawInGroup.size());
+                    KeyedStateFormat.writeGroupHeader(out, keySerializer.version(), withData.size() + rawInGroup.size());
                     for (int s : withData) {
-                        out.writeUTF(names.get(s));
                         Map<Object, Object> map = groups.get(s)[index];
-                        out.writeInt(map.size());
+                        KeyedStateFormat.writeStateHeader(out, names.get(s), map.size());
                         for (Map.Entry<Object, Object> entry : map.entrySet()) {
                             @SuppressWarnings("unchecked")
                             K key = (K) entry.getKey();
-                            writeBytes(out, keySerializer.serialize(key));
-                            writeBytes(out, codecs.get(s).encode(entry.getValue()));
+                            KeyedStateFormat.writeBytes(out, keySerializer.serialize(key));
+                            KeyedStateFormat.writeBytes(out, codecs.get(s).encode(entry.getValue()));
                         }
                     }
                     for (Map.Entry<String, Map<Object, byte[]>> entry : rawInGroup) {
-                        out.writeUTF(entry.getKey());
-                        out.writeInt(entry.getValue().size());
+                        KeyedStateFormat.writeStateHeader(out, entry.getKey(), entry.getValue().size());
                         for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
                             @SuppressWarnings("unchecked")
                             K key = (K) value.getKey();
-                            writeBytes(out, keySerializer.serialize(key));
-                            writeBytes(out, value.getValue());
+                            KeyedStateFormat.writeBytes(out, keySerializer.serialize(key));
+                            KeyedStateFormat.writeBytes(out, value.getValue());
                         }
                     }
                 }
@@ -420,35 +376,24 @@ public final class HeapKeyedStateBackend<K> {
         }
     }
 
-    /**
-     * Loads key groups from a snapshot. Groups outside this subtask's range are ignored (they
-     * belong to another subtask after rescaling). Must be called before any state is registered.
-     */
+    @Override
     public void restore(Map<Integer, byte[]> keyGroups) throws IOException {
         for (Map.Entry<Integer, byte[]> entry : keyGroups.entrySet()) {
             int group = entry.getKey();
             if (group < firstGroup || group >= endGroup) {
                 continue;
             }
-            Serializers.read(entry.getValue(), in -> {
-                int format = in.readInt();
-                Serializers.checkVersion(FORMAT_VERSION, format, "keyed state");
-                // Keys are read with the version they were written in (rule SER-2) and written back
-                // with the current one.
-                int keyVersion = in.readInt();
-                int count = in.readInt();
-                for (int s = 0; s < count; s++) {
-                    String name = in.readUTF();
-                    int entries = Serializers.readLength(in, "keyed state " + name);
-                    Map<Object, byte[]> values = unclaimed.computeIfAbsent(name, n -> new HashMap<>())
-                            .computeIfAbsent(group, g -> new HashMap<>());
-                    for (int e = 0; e < entries; e++) {
-                        values.put(keySerializer.deserialize(keyVersion, readBytes(in)), readBytes(in));
-                    }
-                }
-                return null;
-            });
+            // Keys are read with the version they were written in (rule SER-2) and written back
+            // with the current one.
+            KeyedStateFormat.readGroup(entry.getValue(), (name, keyVersion, key, value) ->
+                    unclaimed.computeIfAbsent(name, n -> new HashMap<>()).computeIfAbsent(group, g -> new HashMap<>())
+                            .put(keySerializer.deserialize(keyVersion, key), value));
         }
+    }
+
+    /** Nothing to release: the state is garbage once the operator is. */
+    @Override
+    public void close() {
     }
 
     private HeapState register(String name, Codec codec) {
@@ -474,18 +419,7 @@ public final class HeapKeyedStateBackend<K> {
         return state;
     }
 
-    static void writeBytes(DataOutputStream out, byte[] bytes) throws IOException {
-        out.writeInt(bytes.length);
-        out.write(bytes);
-    }
-
-    static byte[] readBytes(DataInputStream in) throws IOException {
-        byte[] bytes = new byte[Serializers.readLength(in, "state entry")];
-        in.readFully(bytes);
-        return bytes;
-    }
-
-    /** Writes one state value; the default writes a single value with the descriptor's serializer. */
+    /** Encodes one state value; the default a single value with the descriptor's serializer. */
     private abstract static class Codec {
         private final SimpleVersionedSerializer<Object> serializer;
         /** Whether values are changed in place (lists, maps, accumulators), so a snapshot needs them copied first. */
@@ -510,22 +444,12 @@ public final class HeapKeyedStateBackend<K> {
             }
         }
 
-        void write(Object value, DataOutputStream out) throws IOException {
-            out.writeInt(serializer.version());
-            writeBytes(out, serializer.serialize(value));
+        byte[] encode(Object value) throws IOException {
+            return KeyedStateFormat.encodeValue(serializer, value);
         }
 
-        Object read(DataInputStream in) throws IOException {
-            int version = in.readInt();
-            return serializer.deserialize(version, readBytes(in));
-        }
-
-        final byte[] encode(Object value) throws IOException {
-            return Serializers.write(out -> write(value, out));
-        }
-
-        final Object decode(byte[] bytes) throws IOException {
-            return Serializers.read(bytes, this::read);
+        Object decode(byte[] encoded) throws IOException {
+            return KeyedStateFormat.decodeValue(serializer, encoded);
         }
     }
 

@@ -15,6 +15,22 @@ public final class KeyGroups {
         return Math.floorMod(mix(key.hashCode()), maxParallelism);
     }
 
+    /**
+     * The key group of a key that must belong to the subtask owning groups
+     * {@code firstGroup..endGroup-1}.
+     *
+     * @throws IllegalStateException if it belongs to another subtask: the key reached the wrong
+     *     channel, or its {@code hashCode} is not stable across JVMs
+     */
+    public static int ownedGroupOf(Object key, int maxParallelism, int firstGroup, int endGroup) {
+        int group = keyGroupOf(key, maxParallelism);
+        if (group < firstGroup || group >= endGroup) {
+            throw new IllegalStateException("key " + key + " in key group " + group + " reached the subtask owning groups "
+                    + firstGroup + ".." + (endGroup - 1));
+        }
+        return group;
+    }
+
     /** The subtask that owns a key group. */
     public static int subtaskOf(int keyGroup, int maxParallelism, int parallelism) {
         return keyGroup * parallelism / maxParallelism;

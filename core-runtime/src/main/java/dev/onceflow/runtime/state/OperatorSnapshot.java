@@ -13,7 +13,7 @@ import java.util.SortedMap;
  * @param subtaskState named lists that stay together and go to new subtask
  *     {@code former % parallelism} (sink transaction handles: the subtask that cleans up after a
  *     former subtask must also be the one that recovers its transactions)
- * @param keyedState serialized key groups (see {@link HeapKeyedStateBackend})
+ * @param keyedState serialized key groups (see {@link KeyedStateFormat})
  * @param unionState named lists of which every new subtask gets all entries of all former
  *     subtasks, whatever the parallelism (a function's union list state)
  */

@@ -17,8 +17,21 @@ import org.junit.jupiter.api.Test;
 /**
  * Keyed state survives a snapshot and restore unchanged, and after a restore at another
  * parallelism each key's state lives in exactly the subtask that owns the key's group.
+ *
+ * <p>Runs against the backend named by the system property {@value StateBackend#BACKEND_PROPERTY}
+ * (the heap backend here; the {@code onceflow-state-rocksdb} module runs it against RocksDB).
  */
-class HeapKeyedStateBackendTest {
+class KeyedStateBackendTest {
+
+    /** Every backend made by a test, closed after it (the RocksDB backend holds native memory and files). */
+    private final List<KeyedStateBackend<String>> created = new java.util.ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void closeBackends() throws Exception {
+        for (KeyedStateBackend<String> backend : created) {
+            backend.close();
+        }
+    }
 
     private static final int MAX_PARALLELISM = 128;
 
@@ -46,8 +59,16 @@ class HeapKeyedStateBackendTest {
                 }
             }, Serializers.LONG);
 
-    private static HeapKeyedStateBackend<String> backend(int subtask, int parallelism) {
-        return new HeapKeyedStateBackend<>(Serializers.STRING, MAX_PARALLELISM, subtask, parallelism);
+    private KeyedStateBackend<String> backend(int subtask, int parallelism) {
+        try {
+            KeyedStateBackend<String> backend = StateBackend.fromSystemProperties().createKeyedStateBackend(
+                    new StateBackend.Scope("test", "count", subtask, parallelism, MAX_PARALLELISM, "a" + created.size()),
+                    Serializers.STRING);
+            created.add(backend);
+            return backend;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static int owner(String key, int parallelism) {
@@ -60,7 +81,7 @@ class HeapKeyedStateBackendTest {
 
     @Test
     void everyStateKindRoundTripsThroughSnapshotAndRestore() throws Exception {
-        HeapKeyedStateBackend<String> before = backend(0, 1);
+        KeyedStateBackend<String> before = backend(0, 1);
         ValueState<Long> count = before.state(COUNT);
         ListState<String> seen = before.state(SEEN);
         MapState<String, Long> byTag = before.state(BY_TAG);
@@ -84,7 +105,7 @@ class HeapKeyedStateBackendTest {
 
         SortedMap<Integer, byte[]> snapshot = before.snapshot();
 
-        HeapKeyedStateBackend<String> after = backend(0, 1);
+        KeyedStateBackend<String> after = backend(0, 1);
         after.restore(snapshot);
         ValueState<Long> count2 = after.state(COUNT);
         ListState<String> seen2 = after.state(SEEN);
@@ -117,7 +138,7 @@ class HeapKeyedStateBackendTest {
 
     @Test
     void clearedStateIsNotInTheSnapshot() throws Exception {
-        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        KeyedStateBackend<String> backend = backend(0, 1);
         ValueState<Long> count = backend.state(COUNT);
         MapState<String, Long> byTag = backend.state(BY_TAG);
         backend.setCurrentKey("a");
@@ -135,7 +156,7 @@ class HeapKeyedStateBackendTest {
         Map<String, Long> expected = new HashMap<>();
         SortedMap<Integer, byte[]> union = new TreeMap<>();
         for (int subtask = 0; subtask < 2; subtask++) {
-            HeapKeyedStateBackend<String> old = backend(subtask, 2);
+            KeyedStateBackend<String> old = backend(subtask, 2);
             ValueState<Long> count = old.state(COUNT);
             ListState<String> seen = old.state(SEEN);
             for (int i = 0; i < keys.size(); i++) {
@@ -157,7 +178,7 @@ class HeapKeyedStateBackendTest {
 
         for (int parallelism : new int[] {3, 1}) {
             for (int subtask = 0; subtask < parallelism; subtask++) {
-                HeapKeyedStateBackend<String> restored = backend(subtask, parallelism);
+                KeyedStateBackend<String> restored = backend(subtask, parallelism);
                 restored.restore(union);
                 ValueState<Long> count = restored.state(COUNT);
                 ListState<String> seen = restored.state(SEEN);
@@ -181,7 +202,7 @@ class HeapKeyedStateBackendTest {
 
     @Test
     void restoredStateWithoutDescriptorIsCarriedIntoTheNextSnapshotUnchanged() throws Exception {
-        HeapKeyedStateBackend<String> original = backend(0, 1);
+        KeyedStateBackend<String> original = backend(0, 1);
         ValueState<Long> count = original.state(COUNT);
         ListState<String> seen = original.state(SEEN);
         for (String key : keys(20)) {
@@ -192,7 +213,7 @@ class HeapKeyedStateBackendTest {
         SortedMap<Integer, byte[]> first = original.snapshot();
 
         // A job version that only uses "count": "seen" must survive into its checkpoints.
-        HeapKeyedStateBackend<String> countOnly = backend(0, 1);
+        KeyedStateBackend<String> countOnly = backend(0, 1);
         countOnly.restore(first);
         ValueState<Long> count2 = countOnly.state(COUNT);
         countOnly.setCurrentKey("key-0");
@@ -201,7 +222,7 @@ class HeapKeyedStateBackendTest {
         assertThat(second.keySet()).isEqualTo(first.keySet());
 
         // A later version that uses "seen" again finds it as it was.
-        HeapKeyedStateBackend<String> both = backend(0, 1);
+        KeyedStateBackend<String> both = backend(0, 1);
         both.restore(second);
         ValueState<Long> count3 = both.state(COUNT);
         ListState<String> seen3 = both.state(SEEN);
@@ -214,7 +235,7 @@ class HeapKeyedStateBackendTest {
 
     @Test
     void unclaimedStateIsRedistributedOnRescaleToo() throws Exception {
-        HeapKeyedStateBackend<String> original = backend(0, 1);
+        KeyedStateBackend<String> original = backend(0, 1);
         ListState<String> seen = original.state(SEEN);
         for (String key : keys(50)) {
             original.setCurrentKey(key);
@@ -223,12 +244,12 @@ class HeapKeyedStateBackendTest {
         SortedMap<Integer, byte[]> snapshot = original.snapshot();
         SortedMap<Integer, byte[]> carried = new TreeMap<>();
         for (int subtask = 0; subtask < 2; subtask++) {
-            HeapKeyedStateBackend<String> b = backend(subtask, 2);
+            KeyedStateBackend<String> b = backend(subtask, 2);
             b.restore(snapshot);
             b.state(COUNT); // registers something else; "seen" stays unclaimed
             carried.putAll(b.snapshot());
         }
-        HeapKeyedStateBackend<String> back = backend(0, 1);
+        KeyedStateBackend<String> back = backend(0, 1);
         back.restore(carried);
         ListState<String> seenAgain = back.state(SEEN);
         for (String key : keys(50)) {
@@ -241,7 +262,7 @@ class HeapKeyedStateBackendTest {
     void settingAKeyOfAnotherSubtasksRangeFails() {
         String foreign = keys(100).stream().filter(k -> owner(k, 2) == 1).findFirst().orElseThrow();
         int group = KeyGroups.keyGroupOf(foreign, MAX_PARALLELISM);
-        HeapKeyedStateBackend<String> subtask0 = backend(0, 2);
+        KeyedStateBackend<String> subtask0 = backend(0, 2);
 
         assertThatThrownBy(() -> subtask0.setCurrentKey(foreign))
                 .isInstanceOf(IllegalStateException.class)
@@ -251,7 +272,7 @@ class HeapKeyedStateBackendTest {
 
     @Test
     void stateOutsideAKeyedContextFails() {
-        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        KeyedStateBackend<String> backend = backend(0, 1);
         ValueState<Long> count = backend.state(COUNT);
 
         assertThatThrownBy(count::value).isInstanceOf(IllegalStateException.class)
@@ -294,8 +315,8 @@ class HeapKeyedStateBackendTest {
             });
 
     /** Every key's values of every state kind, as text, after restoring {@code snapshot}. */
-    private static Map<String, String> contents(SortedMap<Integer, byte[]> snapshot, List<String> keys) throws Exception {
-        HeapKeyedStateBackend<String> restored = backend(0, 1);
+    private Map<String, String> contents(SortedMap<Integer, byte[]> snapshot, List<String> keys) throws Exception {
+        KeyedStateBackend<String> restored = backend(0, 1);
         restored.restore(snapshot);
         ValueState<Long> count = restored.state(COUNT);
         ListState<String> seen = restored.state(SEEN);
@@ -312,7 +333,7 @@ class HeapKeyedStateBackendTest {
     }
 
     /** One round of writes of every kind, most of them changing values in place. */
-    private static void write(HeapKeyedStateBackend<String> backend, List<String> keys, long round) {
+    private static void write(KeyedStateBackend<String> backend, List<String> keys, long round) {
         ValueState<Long> count = backend.state(COUNT);
         ListState<String> seen = backend.state(SEEN);
         MapState<String, Long> byTag = backend.state(BY_TAG);
@@ -342,14 +363,14 @@ class HeapKeyedStateBackendTest {
     @Test
     void aFrozenSnapshotKeepsTheStateOfItsBarrierWhileWritesChangeValuesInPlace() throws Exception {
         List<String> keys = keys(300);
-        HeapKeyedStateBackend<String> backend = backend(0, 1);
+        KeyedStateBackend<String> backend = backend(0, 1);
         write(backend, keys.subList(0, 200), 0);
         Map<String, String> atFirst = contents(backend.snapshot(), keys);
 
-        HeapKeyedStateBackend<String>.Frozen first = backend.freeze();
+        KeyedStateBackend.Snapshot first = backend.freeze();
         write(backend, keys, 1);
         Map<String, String> atSecond = contents(backend.snapshot(), keys);
-        HeapKeyedStateBackend<String>.Frozen second = backend.freeze();
+        KeyedStateBackend.Snapshot second = backend.freeze();
         write(backend, keys, 2);
         Map<String, String> now = contents(backend.snapshot(), keys);
 

@@ -1,0 +1,93 @@
+package dev.onceflow.runtime.state;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.function.Consumer;
+
+/**
+ * The keyed state of one operator in one parallel subtask: the key groups the subtask owns, each
+ * holding the operator's named states per key.
+ *
+ * <p><b>Caller and thread.</b> The operator that owns it, on its task thread, except
+ * {@link Snapshot#serialize()}, which runs once on a snapshot thread while the task goes on.
+ *
+ * <p><b>Lifecycle.</b> Created fresh for every attempt, {@link #restore} before any state is
+ * registered, then states are registered and used, {@link #freeze()} at each barrier, and
+ * {@link #close()} when the operator ends or is cancelled. Nothing a backend keeps locally has to
+ * survive a crash: after one, the next attempt restores from the last completed checkpoint.
+ *
+ * <p><b>Snapshot format.</b> Every backend writes the same per-key-group blobs (see
+ * {@code docs/state.md}), so a checkpoint or savepoint of one backend restores on another, at any
+ * parallelism.
+ */
+public interface KeyedStateBackend<K> extends AutoCloseable {
+
+    /**
+     * Scopes every state to {@code key} until the next call.
+     *
+     * @throws IllegalStateException if the key's group belongs to another subtask
+     */
+    void setCurrentKey(K key);
+
+    /** The key set last, or {@code null} before the first. */
+    K currentKey();
+
+    <T> ValueState<T> state(StateDescriptor.Value<T> descriptor);
+
+    <T> ReducingState<T> state(StateDescriptor.Reducing<T> descriptor);
+
+    <IN, ACC, OUT> AggregatingState<IN, OUT> state(StateDescriptor.Aggregating<IN, ACC, OUT> descriptor);
+
+    <T> ListState<T> state(StateDescriptor.List<T> descriptor);
+
+    <UK, UV> MapState<UK, UV> state(StateDescriptor.Map<UK, UV> descriptor);
+
+    /**
+     * Calls {@code action} with every key that has a value in the registered state {@code name},
+     * in no particular order, over a copy of the keys: {@code action} may set the current key and
+     * change state.
+     */
+    void forEachKey(String name, Consumer<K> action);
+
+    /**
+     * The synchronous part of a snapshot, on the task thread at the barrier: a consistent view of
+     * every owned key group that later writes do not change. Must not cost time in proportion to
+     * the state's size.
+     */
+    Snapshot freeze();
+
+    /** Takes a snapshot and serializes it at once, on the calling thread. */
+    default SortedMap<Integer, byte[]> snapshot() throws IOException {
+        return freeze().serialize();
+    }
+
+    /**
+     * Loads key groups from a snapshot of any backend. Groups outside this subtask's range are
+     * ignored (they belong to another subtask after rescaling). Called at most once, before any
+     * state is registered.
+     *
+     * @throws IOException if a blob is corrupt or of an unknown format version
+     */
+    void restore(Map<Integer, byte[]> keyGroups) throws IOException;
+
+    /**
+     * Releases what the backend holds (native memory, local files). Waits for a snapshot being
+     * serialized to stop; later {@link Snapshot#serialize()} calls fail. Idempotent.
+     */
+    @Override
+    void close() throws IOException;
+
+    /** A consistent view of the keyed state at one barrier. */
+    interface Snapshot {
+
+        /**
+         * One blob per owned key group that holds state, in the format {@link #restore} reads.
+         * Called at most once, on any one thread; releases the view when done, also on failure.
+         *
+         * @throws IOException if the view cannot be read, for instance because the backend was
+         *     closed meanwhile
+         */
+        SortedMap<Integer, byte[]> serialize() throws IOException;
+    }
+}
