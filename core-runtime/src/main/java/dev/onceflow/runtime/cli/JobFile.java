@@ -15,6 +15,7 @@ import java.util.Map;
  * sink: {type: filesystem, options: {path: onceflow-data/output}}
  * checkpoints: {interval: 1s, mode: exactly-once, dir: onceflow-data/checkpoints}
  * restart: {strategy: fixed-delay, attempts: 3, delay: 1s}
+ * state-backend: rocksdb          # default heap; rocksdb needs the onceflow-state-rocksdb jar
  * </pre>
  */
 public record JobFile(
@@ -25,7 +26,8 @@ public record JobFile(
         @JsonProperty("steps") List<Step> steps,
         @JsonProperty(value = "sink", required = true) Connector sink,
         @JsonProperty("checkpoints") Checkpoints checkpoints,
-        @JsonProperty("restart") Restart restart) {
+        @JsonProperty("restart") Restart restart,
+        @JsonProperty("state-backend") String stateBackend) {
 
     /** A source or sink, named by its factory identifier. */
     public record Connector(

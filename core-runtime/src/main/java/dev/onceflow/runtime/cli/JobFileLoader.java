@@ -107,6 +107,9 @@ public final class JobFileLoader {
             }
             env.setCheckpointConfig(checkpointConfig(spec.checkpoints(), where));
             env.setRestartStrategy(restartStrategy(spec.restart(), where));
+            if (spec.stateBackend() != null) {
+                env.setStateBackend(dev.onceflow.runtime.state.StateBackend.named(spec.stateBackend()));
+            }
         } catch (IllegalArgumentException e) {
             throw new JobFileException(where + ": " + e.getMessage());
         }

@@ -95,6 +95,22 @@ class JobFileLoaderTest {
     }
 
     @Test
+    void anUnknownStateBackendNamesTheModuleThatProvidesIt() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 2\nstate-backend: rocksdb"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ": no state backend named 'rocksdb' on the class path; "
+                + "known: [heap] (add the onceflow-state-rocksdb jar)");
+    }
+
+    @Test
+    void theStateBackendIsChosenByName() throws Exception {
+        Path file = JobFiles.write(dir, "job.yaml",
+                JobFiles.validWith(dir, "parallelism: 2", "parallelism: 2\nstate-backend: heap"));
+
+        assertThat(loader.load(file).environment().plan().stateBackend().name()).isEqualTo("heap");
+    }
+
+    @Test
     void anUnknownSourceTypeListsTheAvailableOnes() throws Exception {
         String message = errorFor(JobFiles.validWith(dir, "type: datagen", "type: kafka"));
 

@@ -1,0 +1,668 @@
+package dev.onceflow.state.rocksdb;
+
+import dev.onceflow.runtime.state.AggregateFunction;
+import dev.onceflow.runtime.state.AggregatingState;
+import dev.onceflow.runtime.state.KeyGroups;
+import dev.onceflow.runtime.state.KeyedStateBackend;
+import dev.onceflow.runtime.state.KeyedStateFormat;
+import dev.onceflow.runtime.state.ListState;
+import dev.onceflow.runtime.state.MapState;
+import dev.onceflow.runtime.state.ReducingState;
+import dev.onceflow.runtime.state.StateDescriptor;
+import dev.onceflow.runtime.state.ValueState;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keyed state of one operator subtask in an embedded RocksDB on local disk.
+ *
+ * <p><b>Layout.</b> One entry per (key group, state, key): the RocksDB key is the key group (two
+ * bytes, big-endian), the state's id (two bytes) and the key's serialized bytes; the value is the
+ * value's encoding in {@link KeyedStateFormat}, versions included. Entries of one key group are
+ * therefore contiguous, and within it those of one state: a snapshot reads each group with one
+ * range scan. Lists and maps are one value per key, rewritten on every change; state with large
+ * lists or maps per key pays for that in time, not in correctness.
+ *
+ * <p><b>Snapshots.</b> {@link #freeze()} takes a RocksDB snapshot, which costs the same whatever
+ * the size of the state; the snapshot thread then scans it while the task writes on. The blobs
+ * are those of the heap backend, so checkpoints and savepoints move between the two backends.
+ *
+ * <p><b>Values are copies.</b> Unlike on the heap, {@code value()} and {@code get()} return a
+ * fresh deserialized object on each call, and changing it in place changes nothing stored: write
+ * it back with {@code update}.
+ *
+ * <p><b>Crashes.</b> Writes skip RocksDB's write-ahead log: the local database is scratch space,
+ * thrown away with the attempt; what survives a crash is the last completed checkpoint.
+ *
+ * <p>Used on the task thread only, except {@link Snapshot#serialize()}; {@link #close()} waits
+ * for a running scan to stop, so the database is never closed under one (that would crash the JVM,
+ * not throw).
+ */
+public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDBKeyedStateBackend.class);
+    private static final int PREFIX = 4;
+    private static final long BLOCK_CACHE_BYTES = 64L << 20;
+    private static final long WRITE_BUFFER_BYTES = 32L << 20;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path directory;
+    private final SimpleVersionedSerializer<K> keySerializer;
+    private final int maxParallelism;
+    private final int firstGroup;
+    private final int endGroup;
+    /** What the database was opened with, closed after it. */
+    private final List<AutoCloseable> natives;
+    private final WriteOptions writeOptions;
+    private final RocksDB db;
+    /** State name -> id in the keys, in order of first use (registration or restore). */
+    private final Map<String, Integer> ids = new LinkedHashMap<>();
+    /** Snapshots taken and not yet released: released on close if never serialized. */
+    private final Set<View> openViews = ConcurrentHashMap.newKeySet();
+    private final ReentrantReadWriteLock closing = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+
+    private K currentKey;
+    private int currentGroup = -1;
+    private byte[] currentKeyBytes;
+
+    private RocksDBKeyedStateBackend(Path directory, SimpleVersionedSerializer<K> keySerializer, int maxParallelism,
+            int subtask, int parallelism, List<AutoCloseable> natives, WriteOptions writeOptions, RocksDB db) {
+        this.directory = directory;
+        this.keySerializer = keySerializer;
+        this.maxParallelism = maxParallelism;
+        this.firstGroup = KeyGroups.firstGroup(subtask, maxParallelism, parallelism);
+        this.endGroup = KeyGroups.endGroup(subtask, maxParallelism, parallelism);
+        this.natives = natives;
+        this.writeOptions = writeOptions;
+        this.db = db;
+    }
+
+    /**
+     * Opens a new, empty database in {@code directory}, deleting what an earlier run left there.
+     *
+     * @throws IOException naming the directory if the database cannot be created
+     */
+    static <K> RocksDBKeyedStateBackend<K> open(Path directory, SimpleVersionedSerializer<K> keySerializer,
+            int maxParallelism, int subtask, int parallelism) throws IOException {
+        if (maxParallelism > 1 << 16) {
+            throw new IllegalArgumentException("the RocksDB backend supports a max parallelism up to 65536, not "
+                    + maxParallelism);
+        }
+        deleteRecursively(directory);
+        Files.createDirectories(directory);
+        BloomFilter filter = new BloomFilter(10, false);
+        LRUCache cache = new LRUCache(BLOCK_CACHE_BYTES);
+        Options options = options(filter, cache);
+        WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
+        List<AutoCloseable> natives = List.of(writeOptions, options, cache, filter);
+        try {
+            RocksDB db = RocksDB.open(options, directory.toString());
+            LOG.info("Keyed state of subtask {} in RocksDB at {}", subtask, directory);
+            return new RocksDBKeyedStateBackend<>(directory, keySerializer, maxParallelism, subtask, parallelism,
+                    natives, writeOptions, db);
+        } catch (RocksDBException e) {
+            closeAll(natives);
+            throw new IOException("cannot open RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Options for point reads and writes of small values: bloom filters (a read of a key a file
+     * does not hold skips the file without reading a block: every first access of a key), LZ4
+     * instead of Snappy, and bounded memory per database: a block cache of
+     * {@value #BLOCK_CACHE_BYTES} bytes and up to three write buffers of {@value #WRITE_BUFFER_BYTES}
+     * bytes. The filter and the cache are native objects of their own, closed with the database.
+     */
+    private static Options options(BloomFilter filter, LRUCache cache) {
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setFilterPolicy(filter)
+                .setBlockCache(cache)
+                .setBlockSize(16 * 1024);
+        return new Options().setCreateIfMissing(true)
+                .setTableFormatConfig(table)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                .setWriteBufferSize(WRITE_BUFFER_BYTES)
+                .setMaxWriteBufferNumber(3)
+                .setMaxBackgroundJobs(2)
+                .setLevelCompactionDynamicLevelBytes(true);
+    }
+
+    @Override
+    public void setCurrentKey(K key) {
+        int group = KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup);
+        try {
+            currentKeyBytes = keySerializer.serialize(key);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot serialize key " + key + ": " + e.getMessage(), e);
+        }
+        currentKey = key;
+        currentGroup = group;
+    }
+
+    @Override
+    public K currentKey() {
+        return currentKey;
+    }
+
+    @Override
+    public <T> ValueState<T> state(StateDescriptor.Value<T> descriptor) {
+        Column column = column(descriptor.name());
+        SimpleVersionedSerializer<T> serializer = descriptor.serializer();
+        return new ValueState<>() {
+            @Override
+            public T value() {
+                byte[] bytes = column.get();
+                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+            }
+
+            @Override
+            public void update(T value) {
+                column.put(value == null ? null : column.encode(() -> KeyedStateFormat.encodeValue(serializer, value)));
+            }
+
+            @Override
+            public void clear() {
+                column.put(null);
+            }
+        };
+    }
+
+    @Override
+    public <T> ReducingState<T> state(StateDescriptor.Reducing<T> descriptor) {
+        Column column = column(descriptor.name());
+        SimpleVersionedSerializer<T> serializer = descriptor.serializer();
+        return new ReducingState<>() {
+            @Override
+            public T get() {
+                byte[] bytes = column.get();
+                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+            }
+
+            @Override
+            public void add(T value) {
+                T current = get();
+                T next = current == null ? value : descriptor.reduce().apply(current, value);
+                column.put(column.encode(() -> KeyedStateFormat.encodeValue(serializer, next)));
+            }
+
+            @Override
+            public void clear() {
+                column.put(null);
+            }
+        };
+    }
+
+    @Override
+    public <IN, ACC, OUT> AggregatingState<IN, OUT> state(StateDescriptor.Aggregating<IN, ACC, OUT> descriptor) {
+        Column column = column(descriptor.name());
+        SimpleVersionedSerializer<ACC> serializer = descriptor.accumulatorSerializer();
+        AggregateFunction<IN, ACC, OUT> function = descriptor.function();
+        return new AggregatingState<>() {
+            private ACC accumulator() {
+                byte[] bytes = column.get();
+                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+            }
+
+            @Override
+            public OUT get() {
+                ACC acc = accumulator();
+                return acc == null ? null : function.getResult(acc);
+            }
+
+            @Override
+            public void add(IN value) {
+                ACC acc = accumulator();
+                ACC next = function.add(value, acc == null ? function.createAccumulator() : acc);
+                column.put(column.encode(() -> KeyedStateFormat.encodeValue(serializer, next)));
+            }
+
+            @Override
+            public void clear() {
+                column.put(null);
+            }
+        };
+    }
+
+    @Override
+    public <T> ListState<T> state(StateDescriptor.List<T> descriptor) {
+        Column column = column(descriptor.name());
+        SimpleVersionedSerializer<T> element = descriptor.elementSerializer();
+        return new ListState<>() {
+            private List<T> stored() {
+                byte[] bytes = column.get();
+                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeList(element, bytes));
+            }
+
+            private void store(List<T> list) {
+                column.put(list.isEmpty() ? null : column.encode(() -> KeyedStateFormat.encodeList(element, list)));
+            }
+
+            @Override
+            public List<T> get() {
+                List<T> list = stored();
+                return list == null ? List.of() : Collections.unmodifiableList(list);
+            }
+
+            @Override
+            public void add(T value) {
+                List<T> list = stored();
+                if (list == null) {
+                    list = new ArrayList<>(1);
+                }
+                list.add(value);
+                store(list);
+            }
+
+            @Override
+            public void update(List<T> values) {
+                store(new ArrayList<>(values));
+            }
+
+            @Override
+            public void clear() {
+                column.put(null);
+            }
+        };
+    }
+
+    @Override
+    public <UK, UV> MapState<UK, UV> state(StateDescriptor.Map<UK, UV> descriptor) {
+        Column column = column(descriptor.name());
+        SimpleVersionedSerializer<UK> keys = descriptor.keySerializer();
+        SimpleVersionedSerializer<UV> values = descriptor.valueSerializer();
+        return new MapState<>() {
+            private Map<UK, UV> stored() {
+                byte[] bytes = column.get();
+                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeMap(keys, values, bytes));
+            }
+
+            private void store(Map<UK, UV> map) {
+                column.put(map.isEmpty() ? null : column.encode(() -> KeyedStateFormat.encodeMap(keys, values, map)));
+            }
+
+            @Override
+            public UV get(UK key) {
+                Map<UK, UV> map = stored();
+                return map == null ? null : map.get(key);
+            }
+
+            @Override
+            public void put(UK key, UV value) {
+                Map<UK, UV> map = stored();
+                if (map == null) {
+                    map = new HashMap<>();
+                }
+                map.put(key, value);
+                store(map);
+            }
+
+            @Override
+            public void remove(UK key) {
+                Map<UK, UV> map = stored();
+                if (map != null && map.containsKey(key)) {
+                    map.remove(key);
+                    store(map);
+                }
+            }
+
+            @Override
+            public boolean contains(UK key) {
+                Map<UK, UV> map = stored();
+                return map != null && map.containsKey(key);
+            }
+
+            @Override
+            public Map<UK, UV> entries() {
+                Map<UK, UV> map = stored();
+                return map == null ? Map.of() : Collections.unmodifiableMap(map);
+            }
+
+            @Override
+            public void clear() {
+                column.put(null);
+            }
+        };
+    }
+
+    @Override
+    public void forEachKey(String name, Consumer<K> action) {
+        Integer id = ids.get(name);
+        if (id == null) {
+            throw new IllegalStateException("keyed state '" + name + "' is not registered");
+        }
+        List<K> keys = new ArrayList<>();
+        try (ReadOptions read = new ReadOptions(); RocksIterator it = db.newIterator(read)) {
+            for (int group = firstGroup; group < endGroup; group++) {
+                byte[] prefix = prefix(group, id);
+                for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
+                    byte[] key = it.key();
+                    keys.add(keySerializer.deserialize(keySerializer.version(), Arrays.copyOfRange(key, PREFIX, key.length)));
+                }
+            }
+            it.status();
+        } catch (RocksDBException | IOException e) {
+            throw new IllegalStateException("cannot list the keys of keyed state '" + name + "': " + e.getMessage(), e);
+        }
+        keys.forEach(action);
+    }
+
+    @Override
+    public Snapshot freeze() {
+        checkOpen();
+        View view = new View(db.getSnapshot(), new ArrayList<>(ids.keySet()));
+        openViews.add(view);
+        return view;
+    }
+
+    @Override
+    public void restore(Map<Integer, byte[]> keyGroups) throws IOException {
+        checkOpen();
+        if (!ids.isEmpty()) {
+            throw new IllegalStateException("restore must come before any state is registered");
+        }
+        for (Map.Entry<Integer, byte[]> entry : new TreeMap<>(keyGroups).entrySet()) {
+            int group = entry.getKey();
+            if (group < firstGroup || group >= endGroup) {
+                continue;
+            }
+            try (WriteBatch batch = new WriteBatch()) {
+                KeyedStateFormat.readGroup(entry.getValue(), (name, keyVersion, key, value) -> {
+                    // Keys are stored with the current serializer version (rule SER-2): they are
+                    // compared as bytes, so one key must have one encoding.
+                    byte[] current = keyVersion == keySerializer.version() ? key
+                            : keySerializer.serialize(keySerializer.deserialize(keyVersion, key));
+                    try {
+                        batch.put(rocksKey(group, id(name), current), value);
+                    } catch (RocksDBException e) {
+                        throw new IOException(e.getMessage(), e);
+                    }
+                });
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw new IOException("cannot restore key group " + group + " into " + directory + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closing.writeLock().lock();
+        try {
+            for (View view : openViews) {
+                view.release();
+            }
+            db.close();
+            closeAll(natives);
+        } finally {
+            closing.writeLock().unlock();
+        }
+        deleteRecursively(directory);
+    }
+
+    private static void closeAll(List<AutoCloseable> natives) {
+        for (AutoCloseable object : natives) {
+            try {
+                object.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot release a RocksDB object: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the RocksDB keyed state in " + directory + " is closed");
+        }
+    }
+
+    private int id(String name) {
+        Integer id = ids.get(name);
+        if (id == null) {
+            if (ids.size() >= 1 << 16) {
+                throw new IllegalStateException("more than 65536 keyed states in one operator");
+            }
+            id = ids.size();
+            ids.put(name, id);
+        }
+        return id;
+    }
+
+    private Column column(String name) {
+        checkOpen();
+        return new Column(name, id(name));
+    }
+
+    private static byte[] prefix(int group, int id) {
+        return new byte[] {(byte) (group >>> 8), (byte) group, (byte) (id >>> 8), (byte) id};
+    }
+
+    private static byte[] rocksKey(int group, int id, byte[] key) {
+        byte[] bytes = new byte[PREFIX + key.length];
+        bytes[0] = (byte) (group >>> 8);
+        bytes[1] = (byte) group;
+        bytes[2] = (byte) (id >>> 8);
+        bytes[3] = (byte) id;
+        System.arraycopy(key, 0, bytes, PREFIX, key.length);
+        return bytes;
+    }
+
+    private static boolean startsWith(byte[] bytes, byte[] prefix) {
+        return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+
+    /** Serialization that may fail, in a state accessor whose interface does not throw. */
+    private interface Coding<T> {
+        T run() throws IOException;
+    }
+
+    /** One registered state, read and written under the current key. */
+    private final class Column {
+        private final String name;
+        private final int id;
+
+        Column(String name, int id) {
+            this.name = name;
+            this.id = id;
+        }
+
+        private byte[] key() {
+            if (currentGroup < 0) {
+                throw new IllegalStateException("keyed state '" + name + "' used outside of a keyed context");
+            }
+            return rocksKey(currentGroup, id, currentKeyBytes);
+        }
+
+        byte[] get() {
+            try {
+                return db.get(key());
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("cannot read keyed state '" + name + "' from " + directory + ": "
+                        + e.getMessage(), e);
+            }
+        }
+
+        /** Stores {@code encoded}, or removes the current key's value if it is {@code null}. */
+        void put(byte[] encoded) {
+            try {
+                if (encoded == null) {
+                    db.delete(writeOptions, key());
+                } else {
+                    db.put(writeOptions, key(), encoded);
+                }
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("cannot write keyed state '" + name + "' to " + directory + ": "
+                        + e.getMessage(), e);
+            }
+        }
+
+        <T> T decode(Coding<T> coding) {
+            try {
+                return coding.run();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read a value of keyed state '" + name + "': " + e.getMessage(), e);
+            }
+        }
+
+        byte[] encode(Coding<byte[]> coding) {
+            try {
+                return coding.run();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write a value of keyed state '" + name + "': " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** A RocksDB snapshot and the state names it may hold, scanned once by the snapshot thread. */
+    private final class View implements Snapshot {
+        private final org.rocksdb.Snapshot snapshot;
+        private final List<String> names;
+        private boolean released;
+
+        View(org.rocksdb.Snapshot snapshot, List<String> names) {
+            this.snapshot = snapshot;
+            this.names = names;
+        }
+
+        @Override
+        public SortedMap<Integer, byte[]> serialize() throws IOException {
+            closing.readLock().lock();
+            try {
+                if (closed) {
+                    throw new IOException("the RocksDB keyed state in " + directory + " was closed before its snapshot was written");
+                }
+                return scan();
+            } finally {
+                release();
+                closing.readLock().unlock();
+            }
+        }
+
+        private SortedMap<Integer, byte[]> scan() throws IOException {
+            SortedMap<Integer, byte[]> result = new TreeMap<>();
+            ByteArrayOutputStream group = new ByteArrayOutputStream(1 << 16);
+            ByteArrayOutputStream entries = new ByteArrayOutputStream(1 << 16);
+            DataOutputStream groupOut = new DataOutputStream(group);
+            DataOutputStream entriesOut = new DataOutputStream(entries);
+            try (ReadOptions read = new ReadOptions().setSnapshot(snapshot); RocksIterator it = db.newIterator(read)) {
+                for (int g = firstGroup; g < endGroup; g++) {
+                    if (closed) {
+                        throw new IOException("the RocksDB keyed state in " + directory + " was closed while its snapshot was written");
+                    }
+                    byte[] groupPrefix = {(byte) (g >>> 8), (byte) g};
+                    // Entries come sorted by state id: one state's entries are written, and counted,
+                    // before the next one's begin.
+                    List<byte[]> states = new ArrayList<>();
+                    int id = -1;
+                    int count = 0;
+                    entries.reset();
+                    for (it.seek(groupPrefix); it.isValid() && startsWith(it.key(), groupPrefix); it.next()) {
+                        byte[] key = it.key();
+                        int keyId = ((key[2] & 0xff) << 8) | (key[3] & 0xff);
+                        if (keyId != id) {
+                            if (id >= 0) {
+                                states.add(state(id, count, entriesOut, entries));
+                            }
+                            id = keyId;
+                            count = 0;
+                            entries.reset();
+                        }
+                        KeyedStateFormat.writeBytes(entriesOut, Arrays.copyOfRange(key, PREFIX, key.length));
+                        KeyedStateFormat.writeBytes(entriesOut, it.value());
+                        count++;
+                    }
+                    it.status();
+                    if (id < 0) {
+                        continue;
+                    }
+                    states.add(state(id, count, entriesOut, entries));
+                    group.reset();
+                    KeyedStateFormat.writeGroupHeader(groupOut, keySerializer.version(), states.size());
+                    for (byte[] state : states) {
+                        groupOut.write(state);
+                    }
+                    groupOut.flush();
+                    result.put(g, group.toByteArray());
+                }
+            } catch (RocksDBException e) {
+                throw new IOException("cannot read the snapshot of " + directory + ": " + e.getMessage(), e);
+            }
+            return result;
+        }
+
+        /** One state's part of a group blob: its header, then the entries buffered so far. */
+        private byte[] state(int id, int count, DataOutputStream entriesOut, ByteArrayOutputStream entries)
+                throws IOException {
+            if (id >= names.size()) {
+                throw new IOException("keyed state id " + id + " is not in the snapshot's " + names.size() + " states");
+            }
+            entriesOut.flush();
+            ByteArrayOutputStream state = new ByteArrayOutputStream(entries.size() + 64);
+            DataOutputStream out = new DataOutputStream(state);
+            KeyedStateFormat.writeStateHeader(out, names.get(id), count);
+            entries.writeTo(out);
+            out.flush();
+            return state.toByteArray();
+        }
+
+        /** Releases the RocksDB snapshot once; after close it is gone with the database. */
+        synchronized void release() {
+            if (!released) {
+                released = true;
+                openViews.remove(this);
+                db.releaseSnapshot(snapshot);
+            }
+        }
+    }
+}
