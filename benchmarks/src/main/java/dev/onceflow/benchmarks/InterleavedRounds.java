@@ -64,7 +64,8 @@ final class InterleavedRounds<C> {
 
     /**
      * The table of every round, the median and its ratio to {@code baseline}'s median, then whether
-     * {@code subject} reached {@code target} times the baseline, described as {@code targetText}.
+     * {@code subject} reached {@code target} times the baseline, described as {@code targetText} (left out
+     * when {@code target} is 0: a comparison without a target).
      */
     String report(Map<C, List<Double>> results, C baseline, C subject, double target, String targetText) {
         StringBuilder out = new StringBuilder();
@@ -90,7 +91,7 @@ final class InterleavedRounds<C> {
                     pairedRatio(results, baseline, entry.getKey())));
             out.append(line).append('\n');
         }
-        if (results.containsKey(baseline) && results.containsKey(subject)) {
+        if (target > 0 && results.containsKey(baseline) && results.containsKey(subject)) {
             double paired = pairedRatio(results, baseline, subject);
             out.append(String.format(Locale.ROOT, "%nTarget: %s >= %.2f x %s: %s (paired ratio %.3f, ratio of medians "
                     + "%.3f)%n", targetText, target, label.apply(baseline), paired >= target ? "MET" : "NOT MET", paired,
