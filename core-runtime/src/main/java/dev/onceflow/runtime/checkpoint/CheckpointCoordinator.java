@@ -4,9 +4,11 @@ import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,6 +64,8 @@ public final class CheckpointCoordinator {
     private boolean shutdown;
     private ScheduledFuture<?> periodic;
     private volatile CheckpointLocation lastCompleted;
+    /** The newest completed checkpoint (not savepoint) of this attempt: incremental snapshots build on it. */
+    private long lastCompletedCheckpointId = -1;
 
     public CheckpointCoordinator(String jobName, int maxParallelism, CheckpointConfig config, CheckpointStorage storage,
             ScheduledExecutorService executor, Participants participants, long firstCheckpointId) {
@@ -161,7 +165,8 @@ public final class CheckpointCoordinator {
         p.timeout = executor.schedule(() -> abort(id, "timed out after " + config.timeout().toMillis() + " ms"),
                 config.timeout().toMillis(), TimeUnit.MILLISECONDS);
         LOG.debug("Triggering {} {}{}", kind.name().toLowerCase(java.util.Locale.ROOT), id, terminal ? " (terminal)" : "");
-        participants.triggerSources(new CheckpointBarrier(id, timestamp, kind, terminal));
+        p.base = lastCompletedCheckpointId;
+        participants.triggerSources(new CheckpointBarrier(id, timestamp, kind, terminal, lastCompletedCheckpointId));
     }
 
     /** A task's state is written. Any thread. */
@@ -216,6 +221,9 @@ public final class CheckpointCoordinator {
         pending.remove(p.id);
         p.timeout.cancel(false);
         lastCompleted = directory;
+        if (p.kind == CheckpointKind.CHECKPOINT) {
+            lastCompletedCheckpointId = p.id;
+        }
         lastCompletionNanos = System.nanoTime();
         consecutiveFailures = 0;
         CheckpointStats stats = new CheckpointStats(p.id, p.kind, true, p.timestamp,
@@ -240,7 +248,10 @@ public final class CheckpointCoordinator {
             p.savepoint.complete(directory);
         }
         try {
-            storage.prune(config.retained());
+            // A running checkpoint's incremental snapshots refer to files of its base: keep that one.
+            Set<Long> bases = new HashSet<>();
+            pending.values().forEach(running -> bases.add(running.base));
+            storage.prune(config.retained(), bases);
         } catch (Exception e) {
             LOG.warn("Could not prune old checkpoints: {}", e.toString());
         }
@@ -295,6 +306,8 @@ public final class CheckpointCoordinator {
         List<CheckpointMetadata.EnumeratorStateRef> enumerators = List.of();
         long maxAlignmentNanos;
         ScheduledFuture<?> timeout;
+        /** The last completed checkpoint when this one was triggered. */
+        long base = -1;
 
         Pending(long id, CheckpointKind kind, boolean terminal, long startNanos, long timestamp,
                 CompletableFuture<CheckpointLocation> savepoint) {

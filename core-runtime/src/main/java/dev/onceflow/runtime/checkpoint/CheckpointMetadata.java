@@ -30,9 +30,15 @@ public record CheckpointMetadata(
      * One subtask's state file.
      *
      * @param operatorUids the operators of the task's chain, whose snapshots the file holds
+     * @param sharedFiles files of the job's {@code shared/} directory the state file refers to
+     *     (incremental checkpoints); empty in savepoints and in metadata written before it existed
      */
     public record TaskStateRef(String taskName, List<String> operatorUids, int subtask, int parallelism, String file,
-            long length, int checksum) {
+            long length, int checksum, List<String> sharedFiles) {
+
+        public TaskStateRef {
+            sharedFiles = sharedFiles == null ? List.of() : List.copyOf(sharedFiles);
+        }
     }
 
     /** A source's enumerator state, serialized with its serializer at {@code version}. */

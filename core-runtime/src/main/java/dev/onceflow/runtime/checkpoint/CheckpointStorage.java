@@ -3,6 +3,7 @@ package dev.onceflow.runtime.checkpoint;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceflow.runtime.state.OperatorSnapshot;
+import dev.onceflow.runtime.state.SharedStateStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -69,8 +70,25 @@ public final class CheckpointStorage {
         String file = taskName + "-" + subtask + ".state";
         CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
         int checksum = ChecksummedFiles.writeAtomically(fs, target, length, out -> TaskStateCodec.encode(operators, out));
+        List<String> shared = new ArrayList<>();
+        for (OperatorSnapshot snapshot : operators.values()) {
+            if (snapshot.nativeKeyedState() != null) {
+                shared.addAll(snapshot.nativeKeyedState().sharedFiles());
+            }
+        }
         return new CheckpointMetadata.TaskStateRef(taskName, operatorUids, subtask, parallelism, file,
-                length, checksum);
+                length, checksum, shared);
+    }
+
+    /** Where incremental snapshots of this job put the files checkpoints share. */
+    public SharedStateStore sharedState() {
+        return new SharedStateFiles(fs, jobDirectory);
+    }
+
+    /** A reference to a shared state file, checked for its shape (it was read from a state file). */
+    static String checkSharedReference(String reference) throws IOException {
+        SharedStateFiles.check(reference);
+        return reference;
     }
 
     /** Writes {@code _metadata}, which completes the checkpoint. */
@@ -150,13 +168,19 @@ public final class CheckpointStorage {
                         + payload.length + " bytes, checksum " + Integer.toHexString(ChecksummedFiles.checksum(payload))
                         + "; recorded " + ref.length() + " bytes, checksum " + Integer.toHexString(ref.checksum()) + ")");
             }
+            for (String shared : ref.sharedFiles()) {
+                // Shared files live in the job directory, next to the checkpoint's own.
+                if (!fs.exists(new SharedStateFiles(fs, directory.parent()).locate(shared))) {
+                    throw new CorruptCheckpointException("shared state file " + shared + " of " + ref.file() + " is missing");
+                }
+            }
             try {
                 tasks.add(new RestoredCheckpoint.TaskState(ref, TaskStateCodec.decode(payload)));
             } catch (IOException e) {
                 throw new CorruptCheckpointException("state file " + ref.file() + " cannot be decoded: " + e.getMessage(), e);
             }
         }
-        return new RestoredCheckpoint(directory, metadata, tasks);
+        return new RestoredCheckpoint(directory, metadata, tasks, new SharedStateFiles(fs, directory.parent()));
     }
 
     /** Completed checkpoints and savepoints, oldest first, with their metadata where readable. */
@@ -175,6 +199,16 @@ public final class CheckpointStorage {
      * ones older than the newest complete one. Savepoints are the user's and are never deleted.
      */
     public void prune(int retained) throws IOException {
+        prune(retained, java.util.Set.of());
+    }
+
+    /**
+     * Like {@link #prune(int)}, but keeps the completed checkpoints in {@code inUse} (the bases of
+     * incremental snapshots still running), then deletes the shared files that no checkpoint left
+     * lists, except those uploaded after the newest complete checkpoint: they may belong to one
+     * still running.
+     */
+    public void prune(int retained, java.util.Set<Long> inUse) throws IOException {
         List<CheckpointLocation> dirs = listDirectories();
         dirs.sort(Comparator.comparingLong(CheckpointStorage::idOf).reversed());
         int kept = 0;
@@ -190,8 +224,44 @@ public final class CheckpointStorage {
             }
             if (complete && kept < retained) {
                 kept++;
+            } else if (complete && inUse.contains(idOf(dir))) {
+                LOG.debug("Keeping {} a while longer: a running incremental checkpoint refers to its files", dir.name());
             } else if (complete || (newestComplete >= 0 && idOf(dir) < newestComplete)) {
                 deleteRecursively(dir);
+            }
+        }
+        pruneSharedFiles(newestComplete);
+    }
+
+    private void pruneSharedFiles(long newestComplete) throws IOException {
+        CheckpointLocation sharedDirectory = jobDirectory.resolve(SharedStateFiles.DIRECTORY);
+        List<CheckpointLocation> entries = fs.listDirectories(sharedDirectory);
+        if (entries.isEmpty() || newestComplete < 0) {
+            return;
+        }
+        java.util.Set<String> referenced = new java.util.HashSet<>();
+        for (CheckpointLocation dir : listDirectories()) {
+            if (!fs.exists(dir.resolve(METADATA))) {
+                continue;
+            }
+            CheckpointMetadata metadata;
+            try {
+                metadata = JSON.readValue(ChecksummedFiles.read(fs, dir.resolve(METADATA)), CheckpointMetadata.class);
+            } catch (IOException e) {
+                // Unreadable metadata cannot be restored either; its files go with it at the next prune.
+                LOG.warn("Could not read {} while pruning shared state: {}", dir.resolve(METADATA), e.getMessage());
+                continue;
+            }
+            for (CheckpointMetadata.TaskStateRef ref : metadata.tasks()) {
+                for (String shared : ref.sharedFiles()) {
+                    referenced.add(SharedStateFiles.entryOf(shared));
+                }
+            }
+        }
+        for (CheckpointLocation entry : entries) {
+            long uploader = SharedStateFiles.uploaderOf(entry.name());
+            if (uploader >= 0 && uploader <= newestComplete && !referenced.contains(entry.name())) {
+                deleteRecursively(entry);
             }
         }
     }

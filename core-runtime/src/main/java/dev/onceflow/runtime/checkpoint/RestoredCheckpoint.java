@@ -1,7 +1,9 @@
 package dev.onceflow.runtime.checkpoint;
 
+import dev.onceflow.runtime.state.NativeKeyedState;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
+import dev.onceflow.runtime.state.SharedStateStore;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,11 +23,15 @@ public final class RestoredCheckpoint {
 
     private final CheckpointLocation directory;
     private final CheckpointMetadata metadata;
+    /** The shared files of the job directory the checkpoint is in. */
+    private final SharedStateStore sharedState;
     /** Operator uid -> former subtask -> snapshot. */
     private final Map<String, TreeMap<Integer, OperatorSnapshot>> byOperator = new LinkedHashMap<>();
     private final Map<String, Integer> parallelismByOperator = new HashMap<>();
 
-    RestoredCheckpoint(CheckpointLocation directory, CheckpointMetadata metadata, List<TaskState> tasks) {
+    RestoredCheckpoint(CheckpointLocation directory, CheckpointMetadata metadata, List<TaskState> tasks,
+            SharedStateStore sharedState) {
+        this.sharedState = sharedState;
         this.directory = directory;
         this.metadata = metadata;
         for (TaskState task : tasks) {
@@ -69,6 +75,7 @@ public final class RestoredCheckpoint {
         Map<String, List<byte[]>> lists = new LinkedHashMap<>();
         Map<String, List<byte[]>> subtaskLists = new LinkedHashMap<>();
         Map<Integer, byte[]> keyed = new HashMap<>();
+        List<NativeKeyedState> natives = new ArrayList<>();
         if (previous == parallelism) {
             OperatorSnapshot own = former.get(subtask);
             if (own != null) {
@@ -95,11 +102,14 @@ public final class RestoredCheckpoint {
                         subtaskLists.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values));
             }
             keyed.putAll(entry.getValue().keyedState());
+            if (entry.getValue().nativeKeyedState() != null) {
+                natives.add(entry.getValue().nativeKeyedState());
+            }
             // Former subtasks in order, so every new subtask sees the same list.
             entry.getValue().unionState().forEach((name, values) ->
                     union.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values));
         }
-        return new RestoredState(id, previous, lists, subtaskLists, keyed, union);
+        return new RestoredState(id, previous, lists, subtaskLists, keyed, union, natives, sharedState);
     }
 
     /** One task's state file, decoded. */

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.checkpoint;
 
+import dev.onceflow.runtime.state.NativeKeyedState;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.spi.serialization.Serializers;
 import java.io.DataInputStream;
@@ -15,8 +16,11 @@ import java.util.TreeMap;
 /** Binary format of one task's state file: the snapshots of the operators in its chain, by uid. */
 final class TaskStateCodec {
 
-    /** 2 added union lists after the subtask lists; version 1 files (no union lists) are still read. */
-    private static final int FORMAT_VERSION = 2;
+    /**
+     * 2 added union lists after the subtask lists; 3 added keyed state in a backend's own format
+     * after the key groups. Files of versions 1 and 2 are still read.
+     */
+    private static final int FORMAT_VERSION = 3;
 
     private TaskStateCodec() {
     }
@@ -38,6 +42,18 @@ final class TaskStateCodec {
                 out.writeInt(group.getKey());
                 writeBytes(out, group.getValue());
             }
+            NativeKeyedState nativeState = entry.getValue().nativeKeyedState();
+            out.writeBoolean(nativeState != null);
+            if (nativeState != null) {
+                out.writeUTF(nativeState.backend());
+                out.writeInt(nativeState.firstGroup());
+                out.writeInt(nativeState.endGroup());
+                writeBytes(out, nativeState.handle());
+                out.writeInt(nativeState.sharedFiles().size());
+                for (String file : nativeState.sharedFiles()) {
+                    out.writeUTF(file);
+                }
+            }
         }
     }
 
@@ -51,6 +67,15 @@ final class TaskStateCodec {
             length += Integer.BYTES;
             for (byte[] group : entry.getValue().keyedState().values()) {
                 length += Integer.BYTES * 2 + group.length;
+            }
+            length += 1;
+            NativeKeyedState nativeState = entry.getValue().nativeKeyedState();
+            if (nativeState != null) {
+                length += utfLength(nativeState.backend()) + Integer.BYTES * 3 + nativeState.handle().length
+                        + Integer.BYTES;
+                for (String file : nativeState.sharedFiles()) {
+                    length += utfLength(file);
+                }
             }
         }
         return length;
@@ -80,8 +105,8 @@ final class TaskStateCodec {
     static Map<String, OperatorSnapshot> decode(byte[] bytes) throws IOException {
         return Serializers.read(bytes, in -> {
             int format = in.readInt();
-            if (format != 1 && format != FORMAT_VERSION) {
-                throw new IOException("cannot read a task state file of format " + format + "; this build reads 1 and "
+            if (format < 1 || format > FORMAT_VERSION) {
+                throw new IOException("cannot read a task state file of format " + format + "; this build reads 1 to "
                         + FORMAT_VERSION);
             }
             int count = Serializers.readLength(in, "operator count");
@@ -96,7 +121,23 @@ final class TaskStateCodec {
                 for (int g = 0; g < groups; g++) {
                     keyed.put(in.readInt(), readBytes(in));
                 }
-                operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed, unionLists));
+                NativeKeyedState nativeState = null;
+                if (format >= 3 && in.readBoolean()) {
+                    String backend = in.readUTF();
+                    int first = in.readInt();
+                    int end = in.readInt();
+                    byte[] handle = readBytes(in);
+                    int files = Serializers.readLength(in, "shared file count");
+                    List<String> shared = new ArrayList<>(files);
+                    for (int f = 0; f < files; f++) {
+                        shared.add(CheckpointStorage.checkSharedReference(in.readUTF()));
+                    }
+                    if (first < 0 || end < first) {
+                        throw new IOException("keyed state of operator " + uid + " has key groups " + first + ".." + end);
+                    }
+                    nativeState = new NativeKeyedState(backend, first, end, handle, shared);
+                }
+                operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed, unionLists, nativeState));
             }
             return operators;
         });

@@ -188,7 +188,8 @@ final class JobExecution implements TaskEnvironment {
             output = bindMetrics(stage, i, subtask, task, writer, output);
             chain.get(i).setup(new OperatorContext(jobName, step.uid(), step.name(), subtask, stage.parallelism(),
                     plan.maxParallelism(), firstCheckpointId, attemptId, checkpointConfig.mode(),
-                    checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait, time, plan.stateBackend()),
+                    checkpointConfig.maxConcurrent(), commitRetry, services, maxCommitWait, time, plan.stateBackend(),
+                    storage.sharedState()),
                     output);
         }
         if (task instanceof SourceTask source) {

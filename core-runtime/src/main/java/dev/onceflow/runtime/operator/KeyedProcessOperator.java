@@ -5,6 +5,7 @@ import dev.onceflow.runtime.api.KeyedProcessFunction;
 import dev.onceflow.runtime.api.TimeDomain;
 import dev.onceflow.runtime.api.TimerService;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.checkpoint.CheckpointKind;
 import dev.onceflow.runtime.state.AggregatingState;
 import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.StateBackend;
@@ -55,6 +56,8 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
     private TimeDomain firing;
     private long wakeUpAt = Long.MAX_VALUE;
     private long terminalCheckpoint = -1;
+    /** The barrier of the checkpoint being taken, between prepareSnapshotPreBarrier and the snapshot. */
+    private CheckpointBarrier barrier;
 
     public KeyedProcessOperator(KeySelector<IN, K> keySelector, SimpleVersionedSerializer<K> keySerializer,
             KeyedProcessFunction<K, IN, OUT> function) {
@@ -68,7 +71,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         backend = context.stateBackend().createKeyedStateBackend(new StateBackend.Scope(context.jobName(),
                 context.uid(), context.subtaskIndex(), context.parallelism(), context.maxParallelism(),
                 context.attemptId()), keySerializer);
-        backend.restore(state.keyedState());
+        backend.restore(state.keyedState(), state.nativeKeyedState(), state.sharedState());
         eventTimers = new KeyedTimers<>(backend, EVENT_TIMERS);
         processingTimers = new KeyedTimers<>(backend, PROCESSING_TIMERS);
     }
@@ -131,6 +134,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
 
     @Override
     public void prepareSnapshotPreBarrier(CheckpointBarrier barrier) {
+        this.barrier = barrier;
         if (barrier.terminal()) {
             terminalCheckpoint = barrier.checkpointId();
         }
@@ -147,8 +151,15 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         if (synchronousSnapshots) {
             return super.snapshotStateAsync(checkpointId);
         }
-        KeyedStateBackend.Snapshot frozen = backend.freeze();
-        return () -> new OperatorSnapshot(Map.of(), Map.of(), frozen.serialize());
+        KeyedStateBackend.Snapshot frozen = barrier != null && barrier.checkpointId() == checkpointId
+                ? backend.freeze(new KeyedStateBackend.SnapshotOptions(checkpointId,
+                        barrier.kind() == CheckpointKind.SAVEPOINT, barrier.lastCompletedCheckpointId(),
+                        context.sharedState()))
+                : backend.freeze();
+        return () -> {
+            KeyedStateBackend.Result result = frozen.write();
+            return new OperatorSnapshot(Map.of(), Map.of(), result.keyGroups(), Map.of(), result.nativeState());
+        };
     }
 
     @Override

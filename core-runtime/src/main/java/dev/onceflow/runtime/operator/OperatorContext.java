@@ -2,6 +2,7 @@ package dev.onceflow.runtime.operator;
 
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.config.CommitRetry;
+import dev.onceflow.runtime.state.SharedStateStore;
 import dev.onceflow.runtime.state.StateBackend;
 import java.time.Duration;
 import java.util.Optional;
@@ -16,12 +17,13 @@ import java.util.Optional;
  * @param maxCommitWait see {@link dev.onceflow.spi.sink.SinkContext#maxCommitWait()}
  * @param time the task's record timestamps and clock, shared by the operators of one chain
  * @param stateBackend where keyed operators keep their state
+ * @param sharedState where incremental keyed snapshots put files shared between checkpoints
  */
 public record OperatorContext(String jobName, String uid, String name, int subtaskIndex, int parallelism,
         int maxParallelism, long firstCheckpointId, String attemptId, CheckpointingMode mode,
         int maxConcurrentCheckpoints, CommitRetry commitRetry,
         TaskServices taskServices, Optional<Duration> maxCommitWait, TaskTime time,
-        StateBackend stateBackend) {
+        StateBackend stateBackend, SharedStateStore sharedState) {
 
     /** Calls from an operator to the rest of the job. */
     public interface TaskServices {

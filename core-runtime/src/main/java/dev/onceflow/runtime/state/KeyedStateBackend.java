@@ -57,6 +57,15 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
      */
     Snapshot freeze();
 
+    /**
+     * Like {@link #freeze()}, for a backend that can snapshot in its own format: a checkpoint may
+     * then upload only what changed since {@code options.lastCompletedCheckpointId()}. The default
+     * takes the portable snapshot, which is also what savepoints must get.
+     */
+    default Snapshot freeze(SnapshotOptions options) {
+        return freeze();
+    }
+
     /** Takes a snapshot and serializes it at once, on the calling thread. */
     default SortedMap<Integer, byte[]> snapshot() throws IOException {
         return freeze().serialize();
@@ -72,14 +81,51 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
     void restore(Map<Integer, byte[]> keyGroups) throws IOException;
 
     /**
+     * Loads a snapshot that may hold state in a backend's own format too ({@code natives}: every
+     * former subtask's; those not overlapping this subtask's key groups are to be ignored). The
+     * default restores only the portable format.
+     *
+     * @throws IllegalStateException if {@code natives} has state this backend cannot read
+     */
+    default void restore(Map<Integer, byte[]> keyGroups, java.util.List<NativeKeyedState> natives,
+            SharedStateStore shared) throws IOException {
+        if (!natives.isEmpty()) {
+            throw new IllegalStateException("the checkpoint holds keyed state in the format of the '"
+                    + natives.get(0).backend() + "' backend, which this backend cannot read; select that backend, or "
+                    + "take a savepoint with it and restore that (savepoints are portable)");
+        }
+        restore(keyGroups);
+    }
+
+    /**
      * Releases what the backend holds (native memory, local files). Waits for a snapshot being
      * serialized to stop; later {@link Snapshot#serialize()} calls fail. Idempotent.
      */
     @Override
     void close() throws IOException;
 
+    /**
+     * What a snapshot is for.
+     *
+     * @param lastCompletedCheckpointId the newest checkpoint completed when this one was triggered
+     *     (-1 if none): the only one whose files an incremental snapshot may refer to, because
+     *     the runtime keeps it, and its shared files, at least until this one is done
+     * @param shared where a snapshot in a backend's own format puts files shared between checkpoints
+     */
+    record SnapshotOptions(long checkpointId, boolean savepoint, long lastCompletedCheckpointId,
+            SharedStateStore shared) {
+    }
+
     /** A consistent view of the keyed state at one barrier. */
     interface Snapshot {
+
+        /**
+         * The snapshot as a checkpoint stores it: portable blobs, or state in the backend's own
+         * format. Called at most once, instead of {@link #serialize()}, on any one thread.
+         */
+        default Result write() throws IOException {
+            return new Result(serialize(), null);
+        }
 
         /**
          * One blob per owned key group that holds state, in the format {@link #restore} reads.
@@ -89,5 +135,9 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
          *     closed meanwhile
          */
         SortedMap<Integer, byte[]> serialize() throws IOException;
+    }
+
+    /** A written snapshot: portable key group blobs, or ({@code nativeState} not null) the backend's own. */
+    record Result(SortedMap<Integer, byte[]> keyGroups, NativeKeyedState nativeState) {
     }
 }

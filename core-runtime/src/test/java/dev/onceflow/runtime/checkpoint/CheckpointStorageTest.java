@@ -8,8 +8,13 @@ import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.stateFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.runtime.state.NativeKeyedState;
+import dev.onceflow.runtime.state.OperatorSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -132,6 +137,86 @@ class CheckpointStorageTest {
         assertThat(restored.checkpointId()).isEqualTo(5);
         assertThat(restored.stateFor("source", 0, 1).list("splits")).extracting(CheckpointFixtures::string)
                 .containsExactly("split@5");
+    }
+
+    /** A complete checkpoint whose keyed state, in a backend's own format, lists {@code shared} files. */
+    private void completeWithShared(long id, List<String> shared) throws Exception {
+        OperatorSnapshot snapshot = new OperatorSnapshot(Map.of(), Map.of(), new TreeMap<>(), Map.of(),
+                new NativeKeyedState("rocksdb", 0, 128, CheckpointFixtures.utf8("handle@" + id), shared));
+        CheckpointMetadata.TaskStateRef ref = storage.writeTaskState(id, CheckpointKind.CHECKPOINT, "stage1",
+                List.of("count"), 0, 1, Map.of("count", snapshot));
+        storage.writeMetadata(CheckpointFixtures.metadata(id, CheckpointKind.CHECKPOINT, List.of(ref)));
+    }
+
+    private String upload(long checkpointId, String name) throws Exception {
+        Path file = root.resolve(name);
+        Files.writeString(file, name + " of " + checkpointId);
+        return storage.sharedState().upload(checkpointId, file);
+    }
+
+    private java.util.Set<String> sharedEntries() throws Exception {
+        Path shared = storage.jobDirectory().toPath().resolve("shared");
+        try (Stream<Path> dirs = Files.list(shared)) {
+            return dirs.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
+    private static String entry(String reference) {
+        return reference.split("/")[1];
+    }
+
+    @Test
+    void pruneDeletesSharedFilesNoRetainedCheckpointListsButKeepsThoseOfRunningCheckpoints() throws Exception {
+        String a = upload(1, "a.sst");
+        String b = upload(1, "b.sst");
+        completeWithShared(1, List.of(a, b));
+        String c = upload(2, "c.sst");
+        completeWithShared(2, List.of(b, c));
+        String d = upload(3, "d.sst");
+        completeWithShared(3, List.of(c, d));
+        String running = upload(4, "e.sst"); // checkpoint 4 is still being taken
+
+        storage.prune(1);
+
+        assertThat(remaining()).containsExactly("chk-3", "shared");
+        assertThat(sharedEntries()).as("c and d (listed by chk-3) and e (of a running checkpoint)")
+                .containsExactlyInAnyOrder(entry(c), entry(d), entry(running));
+        RestoredCheckpoint restored = storage.latestValid().orElseThrow();
+        assertThat(restored.checkpointId()).isEqualTo(3);
+        Path local = root.resolve("downloaded.sst");
+        restored.stateFor("count", 0, 1).sharedState().download(d, local);
+        assertThat(Files.readString(local)).isEqualTo("d.sst of 3");
+        assertThat(restored.stateFor("count", 0, 1).nativeKeyedState()).singleElement()
+                .satisfies(state -> assertThat(state.sharedFiles()).containsExactly(c, d));
+    }
+
+    @Test
+    void pruneKeepsTheBaseOfARunningIncrementalCheckpoint() throws Exception {
+        String a = upload(1, "a.sst");
+        completeWithShared(1, List.of(a));
+        String b = upload(2, "b.sst");
+        completeWithShared(2, List.of(b));
+
+        storage.prune(1, java.util.Set.of(1L));
+
+        assertThat(remaining()).containsExactly("chk-1", "chk-2", "shared");
+        assertThat(sharedEntries()).containsExactlyInAnyOrder(entry(a), entry(b));
+    }
+
+    @Test
+    void aCheckpointWhoseSharedFileIsMissingIsSkipped() throws Exception {
+        completeWithShared(1, List.of(upload(1, "a.sst")));
+        String b = upload(2, "b.sst");
+        completeWithShared(2, List.of(b));
+        Files.delete(storage.jobDirectory().toPath().resolve(b));
+
+        assertThat(latestValidId()).isEqualTo(1);
+    }
+
+    @Test
+    void aSharedReferenceOfAnotherShapeIsRefusedNotFollowed() {
+        assertThatThrownBy(() -> storage.sharedState().download("shared/../../etc/passwd", root.resolve("x")))
+                .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("is not a reference");
     }
 
     @Test
