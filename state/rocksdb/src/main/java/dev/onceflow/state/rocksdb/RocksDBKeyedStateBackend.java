@@ -7,7 +7,9 @@ import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.KeyedStateFormat;
 import dev.onceflow.runtime.state.ListState;
 import dev.onceflow.runtime.state.MapState;
+import dev.onceflow.runtime.state.NativeKeyedState;
 import dev.onceflow.runtime.state.ReducingState;
+import dev.onceflow.runtime.state.SharedStateStore;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
@@ -34,6 +36,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.CompressionType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -77,6 +80,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private static final int PREFIX = 4;
     private static final long BLOCK_CACHE_BYTES = 64L << 20;
     private static final long WRITE_BUFFER_BYTES = 32L << 20;
+    private static final long MAX_MANIFEST_BYTES = 4L << 20;
+    static final String BACKEND_NAME = "rocksdb";
 
     static {
         RocksDB.loadLibrary();
@@ -90,7 +95,18 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** What the database was opened with, closed after it. */
     private final List<AutoCloseable> natives;
     private final WriteOptions writeOptions;
-    private final RocksDB db;
+    /** Replaced once, when a restore adopts the files of a checkpoint as the database. */
+    private RocksDB db;
+    private final Options options;
+    private final boolean incremental;
+    /**
+     * Per checkpoint of this attempt that may complete: the SST files it listed, by local name,
+     * with their shared references. A later checkpoint refers to those of its base instead of
+     * uploading them again.
+     */
+    private final Map<Long, Map<String, String>> uploads = new ConcurrentHashMap<>();
+    /** Directories of native checkpoints not yet written, deleted on close. */
+    private final Set<Path> staging = ConcurrentHashMap.newKeySet();
     /** State name -> id in the keys, in order of first use (registration or restore). */
     private final Map<String, Integer> ids = new LinkedHashMap<>();
     /** Snapshots taken and not yet released: released on close if never serialized. */
@@ -103,7 +119,10 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private byte[] currentKeyBytes;
 
     private RocksDBKeyedStateBackend(Path directory, SimpleVersionedSerializer<K> keySerializer, int maxParallelism,
-            int subtask, int parallelism, List<AutoCloseable> natives, WriteOptions writeOptions, RocksDB db) {
+            int subtask, int parallelism, List<AutoCloseable> natives, Options options, WriteOptions writeOptions,
+            RocksDB db, boolean incremental) {
+        this.options = options;
+        this.incremental = incremental;
         this.directory = directory;
         this.keySerializer = keySerializer;
         this.maxParallelism = maxParallelism;
@@ -120,7 +139,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
      * @throws IOException naming the directory if the database cannot be created
      */
     static <K> RocksDBKeyedStateBackend<K> open(Path directory, SimpleVersionedSerializer<K> keySerializer,
-            int maxParallelism, int subtask, int parallelism) throws IOException {
+            int maxParallelism, int subtask, int parallelism, boolean incremental) throws IOException {
         if (maxParallelism > 1 << 16) {
             throw new IllegalArgumentException("the RocksDB backend supports a max parallelism up to 65536, not "
                     + maxParallelism);
@@ -136,7 +155,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             RocksDB db = RocksDB.open(options, directory.toString());
             LOG.info("Keyed state of subtask {} in RocksDB at {}", subtask, directory);
             return new RocksDBKeyedStateBackend<>(directory, keySerializer, maxParallelism, subtask, parallelism,
-                    natives, writeOptions, db);
+                    natives, options, writeOptions, db, incremental);
         } catch (RocksDBException e) {
             closeAll(natives);
             throw new IOException("cannot open RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
@@ -161,7 +180,9 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 .setWriteBufferSize(WRITE_BUFFER_BYTES)
                 .setMaxWriteBufferNumber(3)
                 .setMaxBackgroundJobs(2)
-                .setLevelCompactionDynamicLevelBytes(true);
+                .setLevelCompactionDynamicLevelBytes(true)
+                // The manifest goes inline into every incremental checkpoint: keep it small.
+                .setMaxManifestFileSize(MAX_MANIFEST_BYTES);
     }
 
     @Override
@@ -421,6 +442,131 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         }
     }
 
+    /**
+     * For a checkpoint (not a savepoint) of an incremental backend: a RocksDB checkpoint, that is
+     * the memtable flushed and every live SST file hard-linked into a staging directory. That is
+     * the synchronous part, on the task thread: its cost is the flush (at most the write buffers),
+     * not the state's size. The snapshot thread then uploads the SST files its base checkpoint did
+     * not list and refers to the others.
+     */
+    @Override
+    public Snapshot freeze(SnapshotOptions request) {
+        if (!incremental || request.savepoint() || request.shared() == null) {
+            return freeze();
+        }
+        checkOpen();
+        long id = request.checkpointId();
+        Path dir = directory.resolveSibling(directory.getFileName() + ".chk-" + id);
+        try {
+            deleteRecursively(dir);
+            staging.add(dir);
+            try (Checkpoint checkpoint = Checkpoint.create(db)) {
+                checkpoint.createCheckpoint(dir.toString());
+            }
+        } catch (IOException | RocksDBException e) {
+            throw new IllegalStateException("cannot take a RocksDB checkpoint of " + directory + " in " + dir + ": "
+                    + e.getMessage(), e);
+        }
+        // Only the base can still be referred to: older checkpoints are complete, subsumed or aborted.
+        long base = request.lastCompletedCheckpointId();
+        uploads.keySet().removeIf(older -> older < base);
+        return new NativeView(id, dir, uploads.getOrDefault(base, Map.of()), new ArrayList<>(ids.keySet()),
+                request.shared());
+    }
+
+    @Override
+    public void restore(Map<Integer, byte[]> keyGroups, List<NativeKeyedState> natives, SharedStateStore shared)
+            throws IOException {
+        List<NativeKeyedState> mine = natives.stream().filter(n -> n.overlaps(firstGroup, endGroup)).toList();
+        for (NativeKeyedState state : mine) {
+            if (!state.backend().equals(BACKEND_NAME)) {
+                throw new IllegalStateException("the checkpoint holds keyed state of the '" + state.backend()
+                        + "' backend, which the RocksDB backend cannot read");
+            }
+        }
+        restore(keyGroups);
+        if (mine.isEmpty()) {
+            return;
+        }
+        List<NativeHandle> handles = new ArrayList<>();
+        for (NativeKeyedState state : mine) {
+            handles.add(NativeHandle.parse(state));
+        }
+        NativeHandle only = handles.get(0);
+        if (handles.size() == 1 && keyGroups.isEmpty() && ids.isEmpty() && only.firstGroup() == firstGroup
+                && only.endGroup() == endGroup && only.keySerializerVersion() == keySerializer.version()) {
+            adopt(only, shared);
+        } else {
+            for (int i = 0; i < handles.size(); i++) {
+                copyOwnedGroups(handles.get(i), shared, directory.resolveSibling(directory.getFileName() + ".restore-" + i));
+            }
+        }
+    }
+
+    /** Same subtask range as before: the checkpoint's files become the database, nothing is rewritten. */
+    private void adopt(NativeHandle handle, SharedStateStore shared) throws IOException {
+        db.close();
+        deleteRecursively(directory);
+        handle.download(shared, directory);
+        try {
+            db = RocksDB.open(options, directory.toString());
+        } catch (RocksDBException e) {
+            throw new IOException("cannot open the restored RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
+        }
+        for (String name : handle.stateNames()) {
+            id(name);
+        }
+    }
+
+    /**
+     * Another range (rescaling) or another key encoding: opens the former subtask's database
+     * read-only in a scratch directory and copies the entries of the key groups this subtask owns.
+     */
+    private void copyOwnedGroups(NativeHandle handle, SharedStateStore shared, Path scratch) throws IOException {
+        deleteRecursively(scratch);
+        handle.download(shared, scratch);
+        int from = Math.max(firstGroup, handle.firstGroup());
+        int to = Math.min(endGroup, handle.endGroup());
+        List<String> names = handle.stateNames();
+        try (Options readOnly = new Options(); RocksDB former = RocksDB.openReadOnly(readOnly, scratch.toString());
+                ReadOptions read = new ReadOptions(); RocksIterator it = former.newIterator(read)) {
+            WriteBatch batch = new WriteBatch();
+            try {
+                for (it.seek(new byte[] {(byte) (from >>> 8), (byte) from}); it.isValid(); it.next()) {
+                    byte[] key = it.key();
+                    int group = ((key[0] & 0xff) << 8) | (key[1] & 0xff);
+                    if (group >= to) {
+                        break;
+                    }
+                    int stateId = ((key[2] & 0xff) << 8) | (key[3] & 0xff);
+                    if (stateId >= names.size()) {
+                        throw new IOException("an entry of keyed state id " + stateId + " is not among the checkpoint's "
+                                + names.size() + " states");
+                    }
+                    byte[] keyBytes = Arrays.copyOfRange(key, PREFIX, key.length);
+                    if (handle.keySerializerVersion() != keySerializer.version()) {
+                        keyBytes = keySerializer.serialize(keySerializer.deserialize(handle.keySerializerVersion(), keyBytes));
+                    }
+                    batch.put(rocksKey(group, id(names.get(stateId)), keyBytes), it.value());
+                    if (batch.getDataSize() > 4 << 20) {
+                        db.write(writeOptions, batch);
+                        batch.close();
+                        batch = new WriteBatch();
+                    }
+                }
+                it.status();
+                db.write(writeOptions, batch);
+            } finally {
+                batch.close();
+            }
+        } catch (RocksDBException e) {
+            throw new IOException("cannot restore key groups " + from + ".." + (to - 1) + " from a checkpoint: "
+                    + e.getMessage(), e);
+        } finally {
+            deleteRecursively(scratch);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -432,12 +578,16 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             for (View view : openViews) {
                 view.release();
             }
+            openViews.clear();
             db.close();
             closeAll(natives);
         } finally {
             closing.writeLock().unlock();
         }
         deleteRecursively(directory);
+        for (Path dir : staging) {
+            deleteRecursively(dir);
+        }
     }
 
     private static void closeAll(List<AutoCloseable> natives) {
@@ -662,6 +812,60 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 released = true;
                 openViews.remove(this);
                 db.releaseSnapshot(snapshot);
+            }
+        }
+    }
+
+    /** A staged RocksDB checkpoint, uploaded by the snapshot thread. */
+    private final class NativeView implements Snapshot {
+        private final long checkpointId;
+        private final Path dir;
+        private final Map<String, String> base;
+        private final List<String> names;
+        private final SharedStateStore shared;
+
+        NativeView(long checkpointId, Path dir, Map<String, String> base, List<String> names, SharedStateStore shared) {
+            this.checkpointId = checkpointId;
+            this.dir = dir;
+            this.base = base;
+            this.names = names;
+            this.shared = shared;
+        }
+
+        @Override
+        public SortedMap<Integer, byte[]> serialize() {
+            throw new UnsupportedOperationException("an incremental RocksDB snapshot is written with write()");
+        }
+
+        @Override
+        public Result write() throws IOException {
+            closing.readLock().lock();
+            try {
+                if (closed) {
+                    throw new IOException("the RocksDB keyed state in " + directory + " was closed before checkpoint "
+                            + checkpointId + " was written");
+                }
+                Map<String, String> listed = new LinkedHashMap<>();
+                NativeHandle handle = NativeHandle.stage(dir, keySerializer.version(), firstGroup, endGroup, names,
+                        file -> {
+                            String name = file.getFileName().toString();
+                            String reference = base.get(name);
+                            if (reference == null) {
+                                reference = shared.upload(checkpointId, file);
+                            }
+                            listed.put(name, reference);
+                            return reference;
+                        });
+                uploads.put(checkpointId, listed);
+                return new Result(new TreeMap<>(), new NativeKeyedState(BACKEND_NAME, firstGroup, endGroup,
+                        handle.encode(), List.copyOf(listed.values())));
+            } finally {
+                try {
+                    deleteRecursively(dir);
+                } finally {
+                    staging.remove(dir);
+                    closing.readLock().unlock();
+                }
             }
         }
     }

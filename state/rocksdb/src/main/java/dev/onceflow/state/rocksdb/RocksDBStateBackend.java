@@ -15,21 +15,43 @@ import java.nio.file.Path;
  * scratch space: checkpoints go to checkpoint storage as for every backend, and each attempt
  * starts from them in a new directory. It defaults to the system property {@value #DIR_PROPERTY},
  * else {@code onceflow-rocksdb} under {@code java.io.tmpdir}.
+ *
+ * <p><b>Incremental checkpoints</b> (the default; system property {@value #INCREMENTAL_PROPERTY})
+ * upload only the SST files the previous completed checkpoint did not have, into the job's
+ * {@code shared/} checkpoint directory; the runtime deletes a shared file once no retained
+ * checkpoint lists it. Such a checkpoint restores only on this backend. Savepoints are always
+ * full and portable, and so is every checkpoint with incremental checkpoints off.
  */
 public final class RocksDBStateBackend implements StateBackend {
 
     /** System property {@value}: the local directory of the RocksDB instances. */
     public static final String DIR_PROPERTY = "onceflow.state.rocksdb.dir";
+    /** System property {@value}: {@code false} turns incremental checkpoints off. */
+    public static final String INCREMENTAL_PROPERTY = "onceflow.state.rocksdb.incremental";
 
     private final Path localDirectory;
+    private final boolean incremental;
 
-    /** For {@link java.util.ServiceLoader}: the directory from {@value #DIR_PROPERTY} or the temp directory. */
+    /**
+     * For {@link java.util.ServiceLoader}: the directory from {@value #DIR_PROPERTY} or the temp
+     * directory, incremental checkpoints unless {@value #INCREMENTAL_PROPERTY} is {@code false}.
+     */
     public RocksDBStateBackend() {
-        this(defaultDirectory());
+        this(defaultDirectory(), !"false".equalsIgnoreCase(System.getProperty(INCREMENTAL_PROPERTY, "true").trim()));
     }
 
+    /** Incremental checkpoints in {@code localDirectory}. */
     public RocksDBStateBackend(Path localDirectory) {
+        this(localDirectory, true);
+    }
+
+    public RocksDBStateBackend(Path localDirectory, boolean incremental) {
         this.localDirectory = localDirectory;
+        this.incremental = incremental;
+    }
+
+    public boolean incremental() {
+        return incremental;
     }
 
     private static Path defaultDirectory() {
@@ -40,7 +62,7 @@ public final class RocksDBStateBackend implements StateBackend {
 
     @Override
     public String name() {
-        return "rocksdb";
+        return RocksDBKeyedStateBackend.BACKEND_NAME;
     }
 
     public Path localDirectory() {
@@ -53,7 +75,7 @@ public final class RocksDBStateBackend implements StateBackend {
         Path directory = localDirectory.resolve(safe(scope.jobName())).resolve(safe(scope.operatorUid()))
                 .resolve("subtask-" + scope.subtask() + "-" + scope.attemptId());
         return RocksDBKeyedStateBackend.open(directory, keySerializer, scope.maxParallelism(), scope.subtask(),
-                scope.parallelism());
+                scope.parallelism(), incremental);
     }
 
     /** A uid as one path segment: uids are free text, and must neither escape nor nest the directory. */
@@ -65,6 +87,6 @@ public final class RocksDBStateBackend implements StateBackend {
 
     @Override
     public String toString() {
-        return name() + " in " + localDirectory;
+        return name() + " in " + localDirectory + (incremental ? ", incremental checkpoints" : ", full checkpoints");
     }
 }

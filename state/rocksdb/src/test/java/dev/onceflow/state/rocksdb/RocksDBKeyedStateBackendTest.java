@@ -3,10 +3,15 @@ package dev.onceflow.state.rocksdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
+import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.state.HeapStateBackend;
+import dev.onceflow.runtime.state.KeyGroups;
 import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.ListState;
 import dev.onceflow.runtime.state.MapState;
+import dev.onceflow.runtime.state.NativeKeyedState;
+import dev.onceflow.runtime.state.SharedStateStore;
 import dev.onceflow.runtime.state.StateBackend;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
@@ -16,9 +21,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -143,6 +151,112 @@ class RocksDBKeyedStateBackendTest {
             KeyedStateBackend<String> restored = open(new HeapStateBackend(), "check");
             restored.restore(snapshot);
             assertThat(read(restored)).isEqualTo(atBarrier);
+        }
+    }
+
+    private static KeyedStateBackend.SnapshotOptions checkpoint(long id, long base, SharedStateStore shared) {
+        return new KeyedStateBackend.SnapshotOptions(id, false, base, shared);
+    }
+
+    private static Set<String> sharedOnDisk(Path job) throws IOException {
+        Set<String> files = new TreeSet<>();
+        if (!Files.isDirectory(job.resolve("shared"))) {
+            return files;
+        }
+        try (Stream<Path> entries = Files.list(job.resolve("shared"))) {
+            for (Path entry : (Iterable<Path>) entries::iterator) {
+                try (Stream<Path> inside = Files.list(entry)) {
+                    inside.forEach(f -> files.add("shared/" + entry.getFileName() + "/" + f.getFileName()));
+                }
+            }
+        }
+        return files;
+    }
+
+    @Test
+    void anIncrementalCheckpointUploadsOnlyTheFilesItsBaseDoesNotListAndRestoresAtAnyParallelism() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            write(rocks);
+            NativeKeyedState first = rocks.freeze(checkpoint(1, -1, shared)).write().nativeState();
+            assertThat(first).isNotNull();
+            assertThat(sharedOnDisk(job)).as("the first checkpoint uploads every SST file")
+                    .containsExactlyInAnyOrderElementsOf(first.sharedFiles());
+
+            ValueState<Long> count = rocks.state(COUNT);
+            rocks.setCurrentKey("key-7");
+            count.update(7_000L);
+            NativeKeyedState second = rocks.freeze(checkpoint(2, 1, shared)).write().nativeState();
+            Map<String, String> expected = read(rocks);
+
+            Set<String> reused = new TreeSet<>(second.sharedFiles());
+            reused.retainAll(first.sharedFiles());
+            Set<String> uploaded = new TreeSet<>(second.sharedFiles());
+            uploaded.removeAll(first.sharedFiles());
+            assertThat(reused).as("files of checkpoint 1 that checkpoint 2 lists without uploading").isNotEmpty();
+            assertThat(uploaded).as("the one file the new write made").hasSize(1);
+            Set<String> union = new TreeSet<>(first.sharedFiles());
+            union.addAll(second.sharedFiles());
+            assertThat(sharedOnDisk(job)).isEqualTo(union);
+
+            // Same range: the files become the new database.
+            try (KeyedStateBackend<String> same = open(new RocksDBStateBackend(local), "a2")) {
+                same.restore(Map.of(), List.of(second), shared);
+                assertThat(read(same)).isEqualTo(expected);
+            }
+            // Two subtasks: each copies the key groups it owns.
+            Map<String, String> rescaled = new TreeMap<>();
+            for (int subtask = 0; subtask < 2; subtask++) {
+                try (KeyedStateBackend<String> half = new RocksDBStateBackend(local).createKeyedStateBackend(
+                        new StateBackend.Scope("job", "count", subtask, 2, MAX_PARALLELISM, "r" + subtask),
+                        Serializers.STRING)) {
+                    half.restore(Map.of(), List.of(second), shared);
+                    ValueState<Long> restoredCount = half.state(COUNT);
+                    for (String key : KEYS) {
+                        int group = KeyGroups.keyGroupOf(key, MAX_PARALLELISM);
+                        if (KeyGroups.subtaskOf(group, MAX_PARALLELISM, 2) == subtask) {
+                            half.setCurrentKey(key);
+                            rescaled.put(key, String.valueOf(restoredCount.value()));
+                        }
+                    }
+                    int owner = subtask;
+                    assertThat(half.snapshot().keySet()).as("subtask %d holds only its own key groups", subtask)
+                            .isNotEmpty().allMatch(g -> KeyGroups.subtaskOf(g, MAX_PARALLELISM, 2) == owner);
+                }
+            }
+            Map<String, String> expectedCounts = new TreeMap<>();
+            expected.forEach((key, text) -> expectedCounts.put(key, text.substring(0, text.indexOf(' '))));
+            assertThat(rescaled).isEqualTo(expectedCounts);
+        }
+    }
+
+    @Test
+    void theHeapBackendRefusesAnIncrementalRocksDBCheckpointNamingTheWayOut() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        NativeKeyedState state;
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            write(rocks);
+            state = rocks.freeze(checkpoint(1, -1, shared)).write().nativeState();
+        }
+        KeyedStateBackend<String> heap = open(new HeapStateBackend(), "heap");
+        assertThatThrownBy(() -> heap.restore(Map.of(), List.of(state), shared))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'rocksdb' backend").hasMessageContaining("savepoint");
+    }
+
+    @Test
+    void aSavepointOfAnIncrementalBackendIsPortable() throws Exception {
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(local.resolve("storage"))).sharedState();
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            write(rocks);
+            KeyedStateBackend.Result savepoint = rocks.freeze(new KeyedStateBackend.SnapshotOptions(1, true, -1, shared))
+                    .write();
+            assertThat(savepoint.nativeState()).isNull();
+            KeyedStateBackend<String> heap = open(new HeapStateBackend(), "heap");
+            heap.restore(savepoint.keyGroups());
+            assertThat(read(heap)).isEqualTo(read(rocks));
         }
     }
 }
