@@ -209,13 +209,12 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         return new ValueState<>() {
             @Override
             public T value() {
-                byte[] bytes = column.get();
-                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+                return column.readValue(serializer);
             }
 
             @Override
             public void update(T value) {
-                column.put(value == null ? null : column.encode(() -> KeyedStateFormat.encodeValue(serializer, value)));
+                column.writeValue(serializer, value);
             }
 
             @Override
@@ -232,15 +231,13 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         return new ReducingState<>() {
             @Override
             public T get() {
-                byte[] bytes = column.get();
-                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+                return column.readValue(serializer);
             }
 
             @Override
             public void add(T value) {
                 T current = get();
-                T next = current == null ? value : descriptor.reduce().apply(current, value);
-                column.put(column.encode(() -> KeyedStateFormat.encodeValue(serializer, next)));
+                column.writeValue(serializer, current == null ? value : descriptor.reduce().apply(current, value));
             }
 
             @Override
@@ -257,8 +254,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         AggregateFunction<IN, ACC, OUT> function = descriptor.function();
         return new AggregatingState<>() {
             private ACC accumulator() {
-                byte[] bytes = column.get();
-                return bytes == null ? null : column.decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+                return column.readValue(serializer);
             }
 
             @Override
@@ -270,8 +266,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             @Override
             public void add(IN value) {
                 ACC acc = accumulator();
-                ACC next = function.add(value, acc == null ? function.createAccumulator() : acc);
-                column.put(column.encode(() -> KeyedStateFormat.encodeValue(serializer, next)));
+                column.writeValue(serializer, function.add(value, acc == null ? function.createAccumulator() : acc));
             }
 
             @Override
@@ -695,6 +690,17 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 throw new IllegalStateException("cannot write keyed state '" + name + "' to " + directory + ": "
                         + e.getMessage(), e);
             }
+        }
+
+        /** The current key's single value (value, reducing, aggregating state), or null. */
+        <T> T readValue(SimpleVersionedSerializer<T> serializer) {
+            byte[] bytes = get();
+            return bytes == null ? null : decode(() -> KeyedStateFormat.decodeValue(serializer, bytes));
+        }
+
+        /** Stores the current key's single value; null removes it. */
+        <T> void writeValue(SimpleVersionedSerializer<T> serializer, T value) {
+            put(value == null ? null : encode(() -> KeyedStateFormat.encodeValue(serializer, value)));
         }
 
         <T> T decode(Coding<T> coding) {
