@@ -9,6 +9,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.RetriableException;
 
 /**
  * A single-node Kafka broker for tests, as its clients see it: an address and a few topic
@@ -32,13 +33,25 @@ public sealed interface KafkaTestBroker extends AutoCloseable permits EmbeddedKa
 
     /**
      * Creates a topic with {@code partitions} partitions (replication factor 1) and returns once
-     * the broker has created it.
+     * the broker describes it with a leader for every partition. The controller answers the
+     * creation before the broker has applied it, so a describe right after can still say "unknown
+     * topic"; waiting here keeps that race out of every test.
      *
      * @throws IllegalStateException naming the topic if the broker refuses (for example, it exists)
      */
     default void createTopic(String topic, int partitions) {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!described(admin, topic, partitions)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the broker did not describe topic " + topic + " with "
+                            + partitions + " led partitions within 30 s of creating it");
+                }
+                Thread.sleep(50);
+            }
+        } catch (IllegalStateException e) {
+            throw e;
         } catch (Exception e) {
             throw new IllegalStateException("cannot create topic " + topic + ": " + rootMessage(e), e);
         }
@@ -62,6 +75,19 @@ public sealed interface KafkaTestBroker extends AutoCloseable permits EmbeddedKa
     /** Stops the broker and deletes its data. */
     @Override
     void close();
+
+    private static boolean described(Admin admin, String topic, int partitions) throws Exception {
+        try {
+            var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            return description.partitions().size() == partitions
+                    && description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RetriableException) {
+                return false;
+            }
+            throw e;
+        }
+    }
 
     private static String rootMessage(Throwable e) {
         Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;

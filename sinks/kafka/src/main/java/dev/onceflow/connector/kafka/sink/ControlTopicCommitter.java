@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -20,8 +21,10 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +44,7 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(ControlTopicCommitter.class);
     private static final long ADMIN_TIMEOUT_SECONDS = 60;
     private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(10);
+    private static final long RETRY_BACKOFF_MILLIS = 100;
 
     private final KafkaSinkSettings settings;
     private final SinkContext context;
@@ -61,12 +65,7 @@ final class ControlTopicCommitter implements CheckpointCommitter {
         try (Admin admin = Admin.create(settings.producer().admin())) {
             List<TopicPartition> partitions = controlPartitions(admin);
             TransactionalIds.abortOpen(admin, prefix, context::ownsFormerSubtask);
-            Map<TopicPartition, Long> ends = admin.listOffsets(
-                            partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest())),
-                            new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-                    .all().get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS).entrySet().stream()
-                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-            readMarkers(ends);
+            readMarkers(highWatermarks(admin, partitions));
         }
         LOG.info("Subtask {} found the write-ahead markers {} in {}", context.subtaskIndex(), written,
                 controlTopic);
@@ -86,9 +85,38 @@ final class ControlTopicCommitter implements CheckpointCommitter {
                         + "compacted, or give the sink's principal the right to): " + e.getCause(), e.getCause());
             }
         }
-        TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                .get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS).get(topic);
+        TopicDescription description = retrying(() -> admin.describeTopics(List.of(topic)).allTopicNames(),
+                "describe the control topic " + topic).get(topic);
         return description.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+    }
+
+    private Map<TopicPartition, Long> highWatermarks(Admin admin, List<TopicPartition> partitions) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = partitions.stream()
+                .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
+        return retrying(() -> admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all(),
+                "read the end offsets of the control topic " + controlTopic).entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    /**
+     * Waits for an admin call, asking again while the broker answers with a retriable error, until
+     * the admin timeout ends. A topic created a moment ago can be unknown to the broker that is
+     * asked: the controller has created it, but the broker has not applied that metadata yet.
+     * Without this, the first start against a new control topic could fail.
+     */
+    private <T> T retrying(Supplier<KafkaFuture<T>> call, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ADMIN_TIMEOUT_SECONDS);
+        while (true) {
+            try {
+                return call.get().get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot " + what + ": " + e.getCause(), e.getCause());
+                }
+                LOG.debug("Cannot {} yet ({}); asking again", what, e.getCause().toString());
+                Thread.sleep(RETRY_BACKOFF_MILLIS);
+            }
+        }
     }
 
     private void readMarkers(Map<TopicPartition, Long> ends) {
