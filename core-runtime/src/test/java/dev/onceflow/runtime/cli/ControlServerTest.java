@@ -129,4 +129,39 @@ class ControlServerTest {
             client.cancel();
         }
     }
+
+    /**
+     * The CLI closes the server as soon as the job ends, and a stop-with-savepoint ends the job
+     * while its request is still being answered: that answer must go out, and close must not wait
+     * longer than it takes. It used to wait 5 s whatever was in flight, on every {@code onceflow run}.
+     */
+    @Test
+    void closeLetsTheAnswerInFlightGoOutWithoutWaitingOutItsGrace() throws Exception {
+        JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 100_000_000)
+                .rowsPerSecond(5_000).executeAsync("closing");
+        try {
+            ControlServer server = new ControlServer(client);
+            URI base = server.url();
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids(get(base, "checkpoints"), null).size() >= 1);
+            var stop = http.sendAsync(HttpRequest.newBuilder(base.resolve("savepoint?stop=true"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofMinutes(1)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(client.result().get(30, TimeUnit.SECONDS).status()).isEqualTo(JobResult.Status.FINISHED);
+
+            Path controlFile = Path.of(client.jobDirectory().toString()).resolve(ControlServer.CONTROL_FILE);
+            assertThat(controlFile).exists();
+            long before = System.nanoTime();
+            server.close();
+            Duration closing = Duration.ofNanos(System.nanoTime() - before);
+
+            HttpResponse<String> answer = stop.get(30, TimeUnit.SECONDS);
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            assertThat(JSON.readTree(answer.body()).get("path").asText()).contains("savepoint-");
+            assertThat(closing).as("close waits for the answer being written, not its whole grace")
+                    .isLessThan(Duration.ofSeconds(3));
+            assertThat(controlFile).doesNotExist();
+        } finally {
+            client.cancel();
+        }
+    }
 }
