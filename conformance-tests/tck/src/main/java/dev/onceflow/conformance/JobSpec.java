@@ -24,6 +24,9 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
+    /** The {@code mode} that runs the job exactly-once with unaligned checkpoints. */
+    public static final String UNALIGNED_MODE = "exactly-once-unaligned";
+
     /** A spec with the suite's defaults: parallelism 2, EXACTLY_ONCE, a checkpoint every 100 ms. */
     public static JobSpec of(String sourceType, Map<String, Object> sourceOptions, String sinkType,
             Map<String, Object> sinkOptions, long rowsPerSecond, Path workDirectory) {
@@ -83,8 +86,11 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
         job.put("steps", steps);
         job.put("sink", Map.of("type", sinkType, "uid", "sink", "options", sinkOptions));
         // Aborted checkpoints are part of what the suite tests; they must not fail the job.
-        job.put("checkpoints", Map.of("interval", interval, "mode", mode, "dir", checkpointDirectory.toString(),
-                "timeout", timeout, "retained", 3, "tolerable-failures", 5));
+        // "exactly-once-unaligned": exactly-once with unaligned checkpoints.
+        boolean unaligned = mode.equals(UNALIGNED_MODE);
+        job.put("checkpoints", Map.of("interval", interval, "mode", unaligned ? "exactly-once" : mode,
+                "unaligned", unaligned, "dir", checkpointDirectory.toString(), "timeout", timeout, "retained", 3,
+                "tolerable-failures", 5));
         YAML.writeValue(file.toFile(), job);
         return file;
     }

@@ -44,6 +44,18 @@ public class DataStream<T> {
         return this;
     }
 
+    /**
+     * How this stream's records are written into a checkpoint while they are in flight to the
+     * next step (unaligned checkpoints, {@link dev.onceflow.runtime.config.CheckpointConfig#withUnaligned}).
+     * Needed where records cross from one task to another: before a {@code keyBy} or a change of
+     * parallelism. Use {@link dev.onceflow.spi.record.EventSerializer#INSTANCE} for {@code Event}s.
+     * Records must not be changed in place once emitted: the checkpoint writes them off the task thread.
+     */
+    public DataStream<T> recordSerializer(SimpleVersionedSerializer<T> serializer) {
+        transformation.setRecordSerializer(serializer);
+        return this;
+    }
+
     public <R> DataStream<R> map(MapFunction<T, R> function) {
         return next("map", new Transformation.Partitioning.Forward(), () -> new MapOperator<>(function));
     }

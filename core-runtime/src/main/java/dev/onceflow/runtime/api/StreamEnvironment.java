@@ -161,8 +161,12 @@ public final class StreamEnvironment {
         if (sink == null) {
             throw new IllegalStateException("the job has no sink; end the pipeline with sinkTo(...)");
         }
-        return JobPlan.of(sink, parallelism, maxParallelism,
+        JobPlan plan = JobPlan.of(sink, parallelism, maxParallelism,
                 stateBackend != null ? stateBackend : StateBackend.fromSystemProperties());
+        if (checkpointConfig.unaligned()) {
+            plan.requireRecordSerializers();
+        }
+        return plan;
     }
 
     /** Starts the job and returns at once. */

@@ -54,7 +54,8 @@ public record JobFile(
             @JsonProperty("max-concurrent") Integer maxConcurrent,
             @JsonProperty("min-pause") String minPause,
             @JsonProperty("tolerable-failures") Integer tolerableFailures,
-            @JsonProperty("retained") Integer retained) {
+            @JsonProperty("retained") Integer retained,
+            @JsonProperty("unaligned") Boolean unaligned) {
     }
 
     /** Restart strategy inside the process. */

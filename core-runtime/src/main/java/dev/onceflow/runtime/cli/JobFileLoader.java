@@ -22,6 +22,7 @@ import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.factory.SourceFactory;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventSerializer;
 import dev.onceflow.spi.serialization.Serializers;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -136,7 +137,8 @@ public final class JobFileLoader {
         StringBuilder description = new StringBuilder();
         try {
             DataStream<Event> stream = env.fromSource(sourceFactory.createSource(sourceOptions), sourceFactory.identifier())
-                    .uid(spec.source().uid() != null ? spec.source().uid() : "source");
+                    .uid(spec.source().uid() != null ? spec.source().uid() : "source")
+                    .recordSerializer(EventSerializer.INSTANCE);
             if (spec.source().parallelism() != null) {
                 stream.parallelism(spec.source().parallelism());
             }
@@ -156,7 +158,8 @@ public final class JobFileLoader {
                     OptionValues.validate(owner, raw(step.options()), List.of());
                     stream = stream.keyBy(Event::key, Serializers.STRING).process(CountByKey::new);
                 }
-                stream.uid(step.uid() != null ? step.uid() : step.type() + "-" + i);
+                stream.uid(step.uid() != null ? step.uid() : step.type() + "-" + i)
+                        .recordSerializer(EventSerializer.INSTANCE);
                 if (step.parallelism() != null) {
                     stream.parallelism(step.parallelism());
                 }
@@ -183,15 +186,22 @@ public final class JobFileLoader {
         if (c == null) {
             return d;
         }
+        CheckpointingMode mode = c.mode() == null ? d.mode() : mode(c.mode(), where);
+        boolean unaligned = Boolean.TRUE.equals(c.unaligned());
+        if (unaligned && mode != CheckpointingMode.EXACTLY_ONCE) {
+            throw new JobFileException(where + ": checkpoints.unaligned needs checkpoints.mode exactly-once (at-least-once"
+                    + " does not align barriers in the first place)");
+        }
         return new CheckpointConfig(
                 duration(c.interval(), d.interval(), where, "checkpoints.interval"),
-                c.mode() == null ? d.mode() : mode(c.mode(), where),
+                mode,
                 duration(c.timeout(), d.timeout(), where, "checkpoints.timeout"),
                 c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
                 duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause"),
                 c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
                 c.retained() == null ? d.retained() : c.retained(),
-                c.dir() == null ? d.directory() : directory(c.dir()));
+                c.dir() == null ? d.directory() : directory(c.dir()),
+                unaligned);
     }
 
     /** A path or URI; one no checkpoint storage on the class path serves is refused here, at start. */

@@ -127,8 +127,8 @@ public final class OnceflowCli {
                     .executeAsync(job.spec().name());
             var checkpoints = job.environment().checkpointConfig();
             out.printf("Job %s: %s; checkpoints every %s (%s) in %s%n", job.spec().name(), job.description(),
-                    checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)", checkpoints.mode(),
-                    client.jobDirectory());
+                    checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)",
+                    checkpoints.mode() + (checkpoints.unaligned() ? ", unaligned" : ""), client.jobDirectory());
             out.flush();
             // Open for the whole run, so `onceflow savepoint` can reach the job.
             ControlServer control = new ControlServer(client);

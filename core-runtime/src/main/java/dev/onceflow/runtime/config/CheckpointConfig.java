@@ -16,12 +16,19 @@ import java.time.Duration;
  * @param retained completed checkpoints kept on disk
  * @param directory where checkpoints of all jobs go, on local disk or (with the Hadoop checkpoint
  *     storage on the class path) HDFS; each job gets a sub-directory named after it
+ * @param unaligned barriers of periodic checkpoints overtake the records queued between tasks,
+ *     which the checkpoint stores instead (EXACTLY_ONCE only): a checkpoint under backpressure no
+ *     longer waits for the queues to drain. Savepoints and the final checkpoint stay aligned.
  */
 public record CheckpointConfig(Duration interval, CheckpointingMode mode, Duration timeout, int maxConcurrent,
         Duration minPause, int tolerableFailures, int retained,
-        CheckpointLocation directory) {
+        CheckpointLocation directory, boolean unaligned) {
 
     public CheckpointConfig {
+        if (unaligned && mode != CheckpointingMode.EXACTLY_ONCE) {
+            throw new IllegalArgumentException("unaligned checkpoints need the exactly-once mode, got " + mode
+                    + " (at-least-once does not align barriers in the first place)");
+        }
         requireNonNegative(interval, "checkpoint interval");
         requireNonNegative(minPause, "checkpoint min-pause");
         if (timeout.isNegative() || timeout.isZero()) {
@@ -38,6 +45,12 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
         }
     }
 
+    /** Aligned checkpoints. */
+    public CheckpointConfig(Duration interval, CheckpointingMode mode, Duration timeout, int maxConcurrent,
+            Duration minPause, int tolerableFailures, int retained, CheckpointLocation directory) {
+        this(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, directory, false);
+    }
+
     /** Every second, exactly-once, 10 minutes timeout, one at a time, keep 3, under {@code ./onceflow-data/checkpoints}. */
     public static CheckpointConfig defaults() {
         return new CheckpointConfig(Duration.ofSeconds(1), CheckpointingMode.EXACTLY_ONCE, Duration.ofMinutes(10), 1,
@@ -49,19 +62,23 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
     }
 
     public CheckpointConfig withInterval(Duration value) {
-        return new CheckpointConfig(value, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, directory);
+        return new CheckpointConfig(value, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, directory,
+                unaligned);
     }
 
     public CheckpointConfig withMode(CheckpointingMode value) {
-        return new CheckpointConfig(interval, value, timeout, maxConcurrent, minPause, tolerableFailures, retained, directory);
+        return new CheckpointConfig(interval, value, timeout, maxConcurrent, minPause, tolerableFailures, retained, directory,
+                unaligned);
     }
 
     public CheckpointConfig withTimeout(Duration value) {
-        return new CheckpointConfig(interval, mode, value, maxConcurrent, minPause, tolerableFailures, retained, directory);
+        return new CheckpointConfig(interval, mode, value, maxConcurrent, minPause, tolerableFailures, retained, directory,
+                unaligned);
     }
 
     public CheckpointConfig withDirectory(CheckpointLocation value) {
-        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, value);
+        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained, value,
+                unaligned);
     }
 
     public CheckpointConfig withDirectory(Path value) {
@@ -69,11 +86,19 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
     }
 
     public CheckpointConfig withRetained(int value) {
-        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, value, directory);
+        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, value, directory,
+                unaligned);
     }
 
     public CheckpointConfig withTolerableFailures(int value) {
-        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, value, retained, directory);
+        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, value, retained, directory,
+                unaligned);
+    }
+
+    /** Unaligned (true) or aligned (false) periodic checkpoints; see {@link #unaligned()}. */
+    public CheckpointConfig withUnaligned(boolean value) {
+        return new CheckpointConfig(interval, mode, timeout, maxConcurrent, minPause, tolerableFailures, retained,
+                directory, value);
     }
 
     private static void requireNonNegative(Duration d, String what) {

@@ -19,6 +19,7 @@ import dev.onceflow.runtime.operator.Output;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.RestoredState;
+import dev.onceflow.runtime.task.InFlightRecords;
 import dev.onceflow.runtime.task.InputGate;
 import dev.onceflow.runtime.task.ProcessingTask;
 import dev.onceflow.runtime.task.RecordWriter;
@@ -26,6 +27,7 @@ import dev.onceflow.runtime.task.SourceTask;
 import dev.onceflow.runtime.task.StreamElement;
 import dev.onceflow.runtime.task.Task;
 import dev.onceflow.runtime.task.TaskEnvironment;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -172,10 +174,12 @@ final class JobExecution implements TaskEnvironment {
         Function<String, RestoredState> state = uid -> restored == null
                 ? RestoredState.fresh(stage.parallelism())
                 : restored.stateFor(uid, subtask, stage.parallelism());
+        boolean unaligned = checkpointConfig.unaligned();
         Task task = stage.index() == 0
-                ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state)
+                ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state,
+                        unaligned)
                 : new ProcessingTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this,
-                        state, checkpointConfig.mode());
+                        state, checkpointConfig.mode(), unaligned, inFlightRecords(stage, subtask));
         Output<Object> output = last(writer);
         for (int i = chain.size() - 1; i >= 0; i--) {
             Transformation step = stage.chain().get(i);
@@ -196,6 +200,22 @@ final class JobExecution implements TaskEnvironment {
             sourceTasks.add(source);
         }
         return task;
+    }
+
+    /**
+     * How the records in flight into {@code stage} are stored, with the serializer the previous
+     * stage's last step declared; null if it declared none (then the job cannot take unaligned
+     * checkpoints, which {@link JobPlan#requireRecordSerializers} refuses before it starts).
+     */
+    private InFlightRecords inFlightRecords(JobPlan.Stage stage, int subtask) {
+        List<Transformation> upstream = plan.stages().get(stage.index() - 1).chain();
+        SimpleVersionedSerializer<Object> serializer = upstream.get(upstream.size() - 1).recordSerializer();
+        if (serializer == null) {
+            return null;
+        }
+        String head = stage.uids().get(0);
+        return new InFlightRecords(head, serializer, stage.inputPartitioning(), plan.maxParallelism(),
+                count -> metrics.inFlightRecordsStored(head, subtask, count));
     }
 
     /** The output of a chain's last operator: the channels to the next stage, or nothing after the sink. */

@@ -65,6 +65,24 @@ public record JobPlan(List<Stage> stages, int maxParallelism, StateBackend state
         return new JobPlan(List.copyOf(stages), maxParallelism, stateBackend);
     }
 
+    /**
+     * Unaligned checkpoints store the records in flight between stages: every stage but the last
+     * must say how its output records are written.
+     *
+     * @throws IllegalArgumentException naming the step without a record serializer
+     */
+    public void requireRecordSerializers() {
+        for (int i = 0; i < stages.size() - 1; i++) {
+            List<Transformation> chain = stages.get(i).chain();
+            Transformation last = chain.get(chain.size() - 1);
+            if (last.recordSerializer() == null) {
+                throw new IllegalArgumentException("unaligned checkpoints store the records in flight from '"
+                        + last.uid() + "' to '" + stages.get(i + 1).uids().get(0) + "': declare how they are written"
+                        + " with recordSerializer(...) on the stream of '" + last.uid() + "'");
+            }
+        }
+    }
+
     /** Every operator uid of the job. */
     public Set<String> uids() {
         Set<String> all = new HashSet<>();

@@ -2,6 +2,7 @@ package dev.onceflow.runtime.graph;
 
 import dev.onceflow.runtime.api.KeySelector;
 import dev.onceflow.runtime.operator.StreamOperator;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +40,7 @@ public final class Transformation {
     private String name;
     private String uid;
     private int parallelism;
+    private SimpleVersionedSerializer<Object> recordSerializer;
 
     public Transformation(int index, Kind kind, String name, Transformation input, Partitioning partitioning,
             Supplier<? extends StreamOperator<?>> operatorFactory, Object source) {
@@ -95,6 +97,20 @@ public final class Transformation {
             throw new IllegalArgumentException("uid '" + value + "' may contain only letters, digits, '.', '_' and '-'");
         }
         this.uid = value;
+    }
+
+    /**
+     * How this step's output records are written into a checkpoint when they are in flight to the
+     * next stage (unaligned checkpoints), or null if none was declared.
+     */
+    public SimpleVersionedSerializer<Object> recordSerializer() {
+        return recordSerializer;
+    }
+
+    @SuppressWarnings("unchecked")
+    public void setRecordSerializer(SimpleVersionedSerializer<?> value) {
+        this.recordSerializer = (SimpleVersionedSerializer<Object>) java.util.Objects.requireNonNull(value,
+                "record serializer");
     }
 
     /** The parallelism, 0 meaning the environment's default. */

@@ -37,6 +37,7 @@ public final class JobMetrics {
     public static final String CHECKPOINT_FAILURES = "onceflow.checkpoint.failures";
     public static final String LAST_COMPLETED_CHECKPOINT = "onceflow.checkpoint.last.completed.id";
     public static final String RESTARTS = "onceflow.restarts";
+    public static final String IN_FLIGHT_RECORDS = "onceflow.checkpoint.in.flight.records";
 
     private final MeterRegistry registry;
     private final Tags jobTags;
@@ -105,6 +106,16 @@ public final class JobMetrics {
                 .description("the longest time a task held its channels for the barrier")
                 .register(registry).record(Duration.ofMillis(stats.maxAlignmentMillis()));
         lastCompleted.accumulateAndGet(stats.checkpointId(), Math::max);
+    }
+
+    /**
+     * An unaligned checkpoint stored {@code count} records that were in flight into the task whose
+     * chain starts with {@code operator}. Called on a snapshot thread.
+     */
+    public void inFlightRecordsStored(String operator, int subtask, long count) {
+        Counter.builder(IN_FLIGHT_RECORDS).tags(jobTags.and("operator", operator, "subtask", Integer.toString(subtask)))
+                .description("records in flight between tasks that unaligned checkpoints stored")
+                .register(registry).increment(count);
     }
 
     /** The job starts another attempt after a failure. */

@@ -1,6 +1,9 @@
 package dev.onceflow.runtime.task;
 
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -14,6 +17,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * stay queued (and its producer is eventually backpressured) until it is unblocked. Mail is
  * always delivered first and never blocked, so checkpoints and cancellation are never stuck
  * behind data.
+ *
+ * <p>For unaligned checkpoints a barrier can also be put with priority ({@link #putPriority}): it
+ * is delivered right after the mail, ahead of the records queued before it on its channel, even on
+ * a blocked channel, and it carries those records with it, for the checkpoint to store as in flight.
  */
 public final class InputGate {
 
@@ -24,6 +31,7 @@ public final class InputGate {
     private final boolean[] blocked;
     private final int capacity;
     private final ArrayDeque<Runnable> mail = new ArrayDeque<>();
+    private final ArrayDeque<PriorityBarrier> priority = new ArrayDeque<>();
     private int nextChannel;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -50,6 +58,42 @@ public final class InputGate {
                 space.await();
             }
             channels[channel].addLast(element);
+            available.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Appends an element without waiting for room: the records a sender still holds when it sends
+     * a priority barrier, which must be queued before it. A channel goes over its capacity by at
+     * most one batch per barrier.
+     */
+    public void putUnbounded(int channel, StreamElement element) {
+        lock.lock();
+        try {
+            channels[channel].addLast(element);
+            available.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Puts an unaligned barrier ahead of everything queued on {@code channel}. The record batches
+     * it overtakes stay queued, to be processed as usual, and are handed over with the barrier: they
+     * were sent before it, so they are the channel's records in flight for its checkpoint.
+     */
+    public void putPriority(int channel, CheckpointBarrier barrier) {
+        lock.lock();
+        try {
+            List<StreamElement.Records> overtaken = new ArrayList<>();
+            for (StreamElement element : channels[channel]) {
+                if (element instanceof StreamElement.Records records) {
+                    overtaken.add(records);
+                }
+            }
+            priority.addLast(new PriorityBarrier(channel, barrier, List.copyOf(overtaken)));
             available.signal();
         } finally {
             lock.unlock();
@@ -87,8 +131,9 @@ public final class InputGate {
     }
 
     /**
-     * Waits up to {@code timeoutNanos} for mail or an element of an unblocked channel and returns
-     * it (mail first, channels round robin), or {@code null} on timeout.
+     * Waits up to {@code timeoutNanos} for mail, a priority barrier or an element of an unblocked
+     * channel and returns it (mail first, then priority barriers, then channels round robin), or
+     * {@code null} on timeout.
      */
     public Object take(long timeoutNanos) throws InterruptedException {
         lock.lockInterruptibly();
@@ -98,6 +143,10 @@ public final class InputGate {
                 Runnable action = mail.pollFirst();
                 if (action != null) {
                     return action;
+                }
+                PriorityBarrier barrier = priority.pollFirst();
+                if (barrier != null) {
+                    return barrier;
                 }
                 for (int i = 0; i < channels.length; i++) {
                     int channel = (nextChannel + i) % channels.length;
@@ -136,5 +185,12 @@ public final class InputGate {
 
     /** An element taken from a channel. */
     public record Polled(int channel, StreamElement element) {
+    }
+
+    /**
+     * An unaligned barrier that arrived on {@code channel}, with the record batches that were queued
+     * before it on that channel when it arrived (they are still delivered as usual, after it).
+     */
+    public record PriorityBarrier(int channel, CheckpointBarrier barrier, List<StreamElement.Records> overtaken) {
     }
 }

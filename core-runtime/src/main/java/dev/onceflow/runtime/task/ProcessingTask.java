@@ -5,6 +5,7 @@ import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.RestoredState;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -15,15 +16,25 @@ import java.util.function.Function;
 public final class ProcessingTask extends Task {
 
     private final BarrierAligner aligner;
+    /** Records in flight of unaligned checkpoints; null with aligned ones. */
+    private final InFlightRecorder recorder;
+    private final InFlightRecords inFlightRecords;
     private final WatermarkValve valve;
     private final WatermarkValve.Handler eventTime;
     private int endedChannels;
 
     public ProcessingTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
             List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
-            Function<String, RestoredState> restoredState, CheckpointingMode mode) {
-        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState);
+            Function<String, RestoredState> restoredState, CheckpointingMode mode, boolean unalignedCheckpoints,
+            InFlightRecords inFlightRecords) {
+        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState,
+                unalignedCheckpoints);
+        if (unalignedCheckpoints && inFlightRecords == null) {
+            throw new IllegalArgumentException("unaligned checkpoints of " + stageName + " need a record serializer");
+        }
         this.aligner = new BarrierAligner(gate, mode);
+        this.recorder = unalignedCheckpoints ? new InFlightRecorder(gate.channelCount()) : null;
+        this.inFlightRecords = inFlightRecords;
         this.valve = new WatermarkValve(gate.channelCount());
         this.eventTime = new WatermarkValve.Handler() {
             @Override
@@ -43,7 +54,41 @@ public final class ProcessingTask extends Task {
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
         aligner.abort(checkpointId);
+        if (recorder != null) {
+            recorder.abort(checkpointId);
+        }
         super.notifyCheckpointAborted(checkpointId);
+    }
+
+    @Override
+    protected CompletableFuture<List<List<StreamElement.Records>>> recordedInFlight(long checkpointId) {
+        return recorder.recorded(checkpointId);
+    }
+
+    @Override
+    protected InFlightRecords inFlightRecords() {
+        return inFlightRecords;
+    }
+
+    /**
+     * Processes the records the restored checkpoint found in flight into this task, before any
+     * channel: they were sent before the barriers the upstream tasks restored from.
+     */
+    private void replayRestoredInFlight(StreamOperator<Object> head, TaskTime time) throws Exception {
+        List<byte[]> entries = restoredInFlight();
+        if (entries.isEmpty()) {
+            return;
+        }
+        if (inFlightRecords == null) {
+            throw new IllegalStateException("the restored checkpoint holds records in flight into " + uids.get(0)
+                    + ", but the job declares no record serializer for them (DataStream.recordSerializer)");
+        }
+        List<InFlightRecords.Timed> replay = inFlightRecords.decode(entries, subtask, parallelism);
+        for (InFlightRecords.Timed timed : replay) {
+            time.setTimestamp(timed.timestamp());
+            head.processElement(timed.record());
+        }
+        records += replay.size();
     }
 
     @Override
@@ -51,6 +96,7 @@ public final class ProcessingTask extends Task {
         StreamOperator<Object> head = chain.get(0);
         TaskTime time = head.context().time();
         long idleWait = TimeUnit.MILLISECONDS.toNanos(100);
+        replayRestoredInFlight(head, time);
         while (!cancelled()) {
             if (endedChannels == gate.channelCount() && terminalCompleted()) {
                 break;
@@ -70,9 +116,17 @@ public final class ProcessingTask extends Task {
                 mail.run();
                 continue;
             }
+            if (item instanceof InputGate.PriorityBarrier priority) {
+                recorder.onBarrier(priority.channel(), priority.barrier(), priority.overtaken(),
+                        barrier -> performCheckpoint(barrier, 0));
+                continue;
+            }
             InputGate.Polled polled = (InputGate.Polled) item;
             StreamElement element = polled.element();
             if (element instanceof StreamElement.Records batch) {
+                if (recorder != null) {
+                    recorder.onRecords(polled.channel(), batch);
+                }
                 List<Object> list = batch.records();
                 for (int i = 0; i < list.size(); i++) {
                     time.setTimestamp(batch.timestamp(i));
@@ -87,6 +141,9 @@ public final class ProcessingTask extends Task {
                 aligner.onBarrier(polled.channel(), barrier.barrier(),
                         aligned -> performCheckpoint(aligned, aligner.lastAlignmentNanos()));
             } else {
+                if (recorder != null) {
+                    recorder.onEnd(polled.channel());
+                }
                 aligner.onEnd(polled.channel());
                 valve.onEnd(polled.channel(), eventTime);
                 endedChannels++;

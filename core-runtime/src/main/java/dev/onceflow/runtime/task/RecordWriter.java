@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.task;
 
+import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.KeyGroups;
@@ -82,15 +83,21 @@ public final class RecordWriter {
     }
 
     private void flush(int target) throws InterruptedException {
+        StreamElement.Records batch = takeBatch(target);
+        // Timed per batch, not per record: two clock reads per up to 256 records. Without
+        // backpressure a put takes well under a microsecond; a full channel makes it wait.
+        long start = System.nanoTime();
+        targets[target].put(channelIndex, batch);
+        backpressureNanos += System.nanoTime() - start;
+    }
+
+    /** The channel's partial batch, handed over; the channel starts a new one. */
+    private StreamElement.Records takeBatch(int target) {
         List<Object> batch = buffers[target];
         buffers[target] = new ArrayList<>(batchSize);
         long[] batchTimestamps = timed[target] ? Arrays.copyOf(timestamps[target], batch.size()) : null;
         timed[target] = false;
-        // Timed per batch, not per record: two clock reads per up to 256 records. Without
-        // backpressure a put takes well under a microsecond; a full channel makes it wait.
-        long start = System.nanoTime();
-        targets[target].put(channelIndex, new StreamElement.Records(batch, batchTimestamps));
-        backpressureNanos += System.nanoTime() - start;
+        return new StreamElement.Records(batch, batchTimestamps);
     }
 
     /**
@@ -100,6 +107,20 @@ public final class RecordWriter {
      */
     public long backpressureNanos() {
         return backpressureNanos;
+    }
+
+    /**
+     * Sends an unaligned barrier to every channel ahead of the records queued there (see
+     * {@link InputGate#putPriority}). The partial batch of each channel goes first, without waiting
+     * for room: waiting would hold the barrier behind the backpressure it is meant to overtake.
+     */
+    public void broadcastPriority(CheckpointBarrier barrier) {
+        for (int i = 0; i < targets.length; i++) {
+            if (!buffers[i].isEmpty()) {
+                targets[i].putUnbounded(channelIndex, takeBatch(i));
+            }
+            targets[i].putPriority(channelIndex, barrier);
+        }
     }
 
     /** Flushes, then sends {@code element} (a watermark, its status, a barrier or the end) to every channel. */

@@ -21,8 +21,9 @@ public final class SourceTask extends Task {
 
     public SourceTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
             List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
-            Function<String, RestoredState> restoredState) {
-        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState);
+            Function<String, RestoredState> restoredState, boolean unalignedCheckpoints) {
+        super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState,
+                unalignedCheckpoints);
         this.source = (SourceOperator<?, ?>) (StreamOperator<?>) chain.get(0);
     }
 

@@ -1,6 +1,7 @@
 package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
+import dev.onceflow.runtime.checkpoint.CheckpointKind;
 import dev.onceflow.runtime.checkpoint.CheckpointMetadata;
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.runtime.operator.StreamOperator;
@@ -31,6 +32,9 @@ public abstract class Task implements Runnable {
     protected final RecordWriter writer;
     protected final TaskEnvironment environment;
     private final Function<String, RestoredState> restoredState;
+    private final boolean unalignedCheckpoints;
+    /** Union entries of records in flight into this task in the restored checkpoint; empty if none. */
+    private List<byte[]> restoredInFlight = List.of();
 
     protected volatile long records;
     private volatile boolean cancelled;
@@ -40,7 +44,7 @@ public abstract class Task implements Runnable {
 
     protected Task(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
             List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
-            Function<String, RestoredState> restoredState) {
+            Function<String, RestoredState> restoredState, boolean unalignedCheckpoints) {
         this.stageName = stageName;
         this.subtask = subtask;
         this.parallelism = parallelism;
@@ -50,6 +54,7 @@ public abstract class Task implements Runnable {
         this.writer = writer;
         this.environment = environment;
         this.restoredState = restoredState;
+        this.unalignedCheckpoints = unalignedCheckpoints;
     }
 
     public String name() {
@@ -88,8 +93,10 @@ public abstract class Task implements Runnable {
     public final void run() {
         boolean graceful = false;
         try {
-            for (StreamOperator<Object> operator : chain) {
-                operator.initializeState(restoredState.apply(operator.context().uid()));
+            for (int i = 0; i < chain.size(); i++) {
+                StreamOperator<Object> operator = chain.get(i);
+                RestoredState state = restoredState.apply(operator.context().uid());
+                operator.initializeState(i == 0 ? withoutInFlight(state) : state);
             }
             for (StreamOperator<Object> operator : chain) {
                 operator.open();
@@ -119,6 +126,45 @@ public abstract class Task implements Runnable {
 
     protected abstract void runLoop() throws Exception;
 
+    /** Keeps the records in flight of a restored unaligned checkpoint for the task; the operator never sees them. */
+    private RestoredState withoutInFlight(RestoredState state) {
+        if (!state.unionState().containsKey(InFlightRecords.STATE_NAME)) {
+            return state;
+        }
+        restoredInFlight = state.unionList(InFlightRecords.STATE_NAME);
+        Map<String, List<byte[]>> union = new LinkedHashMap<>(state.unionState());
+        union.remove(InFlightRecords.STATE_NAME);
+        return new RestoredState(state.checkpointId(), state.previousParallelism(), state.listState(),
+                state.subtaskState(), state.keyedState(), union, state.nativeKeyedState(), state.sharedState());
+    }
+
+    /** The union entries of the records in flight into this task that the restored checkpoint holds. */
+    protected List<byte[]> restoredInFlight() {
+        return restoredInFlight;
+    }
+
+    /**
+     * Whether {@code barrier} overtakes records: a periodic checkpoint with unaligned checkpoints
+     * on. Savepoints stay aligned (they hold no records in flight, so they restore into any job),
+     * and so does the final checkpoint: records after it would reach a sink no checkpoint commits.
+     */
+    protected boolean unaligned(CheckpointBarrier barrier) {
+        return unalignedCheckpoints && barrier.kind() == CheckpointKind.CHECKPOINT && !barrier.terminal();
+    }
+
+    /**
+     * The records in flight into this task for unaligned checkpoint {@code checkpointId}, complete
+     * once every channel delivered its barrier; null for a task without input channels.
+     */
+    protected CompletableFuture<List<List<StreamElement.Records>>> recordedInFlight(long checkpointId) {
+        return null;
+    }
+
+    /** How this task's records in flight are written; null if there are none. */
+    protected InFlightRecords inFlightRecords() {
+        return null;
+    }
+
     protected boolean cancelled() {
         return cancelled;
     }
@@ -133,8 +179,13 @@ public abstract class Task implements Runnable {
             operator.prepareSnapshotPreBarrier(barrier);
         }
         beforeBarrierForwarded();
+        boolean unaligned = unaligned(barrier);
         if (writer != null) {
-            writer.broadcast(new StreamElement.Barrier(barrier));
+            if (unaligned) {
+                writer.broadcastPriority(barrier);
+            } else {
+                writer.broadcast(new StreamElement.Barrier(barrier));
+            }
         }
         Map<String, Callable<OperatorSnapshot>> parts = new LinkedHashMap<>();
         List<CompletableFuture<Void>> beforeAck = new ArrayList<>();
@@ -150,7 +201,8 @@ public abstract class Task implements Runnable {
         }
         long id = barrier.checkpointId();
         CompletableFuture<Void> ready = CompletableFuture.allOf(beforeAck.toArray(CompletableFuture[]::new));
-        environment.snapshotExecutor().execute(() -> {
+        CompletableFuture<List<List<StreamElement.Records>>> inFlight = unaligned ? recordedInFlight(id) : null;
+        Runnable write = () -> {
             CheckpointMetadata.TaskStateRef ref;
             try {
                 // The asynchronous part: serializing what the operators froze at the barrier.
@@ -160,6 +212,9 @@ public abstract class Task implements Runnable {
                     if (!snapshot.isEmpty()) {
                         snapshots.put(part.getKey(), snapshot);
                     }
+                }
+                if (inFlight != null) {
+                    addInFlight(snapshots, inFlightRecords().encode(subtask, inFlight.join()));
                 }
                 ref = environment.storage().writeTaskState(id, barrier.kind(), stageName, uids, subtask,
                         parallelism, snapshots);
@@ -182,7 +237,30 @@ public abstract class Task implements Runnable {
                 FaultPoints.reach(FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK);
                 environment.acknowledge(this, id, ref, alignmentNanos);
             });
-        });
+        };
+        if (inFlight == null) {
+            environment.snapshotExecutor().execute(write);
+        } else {
+            // Written once the last barrier arrived; an aborted checkpoint is not written at all.
+            inFlight.whenComplete((records, failure) -> {
+                if (failure == null) {
+                    environment.snapshotExecutor().execute(write);
+                }
+            });
+        }
+    }
+
+    /** Adds the records in flight to the snapshot of the chain's first operator, as its union state. */
+    private void addInFlight(Map<String, OperatorSnapshot> snapshots, List<byte[]> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        String head = uids.get(0);
+        OperatorSnapshot s = snapshots.getOrDefault(head, OperatorSnapshot.EMPTY);
+        Map<String, List<byte[]>> union = new LinkedHashMap<>(s.unionState());
+        union.put(InFlightRecords.STATE_NAME, entries);
+        snapshots.put(head, new OperatorSnapshot(s.listState(), s.subtaskState(), s.keyedState(), union,
+                s.nativeKeyedState()));
     }
 
     /** Hook for sources: the last moment before the barrier is emitted. */

@@ -57,6 +57,22 @@ class JobFileLoaderTest {
         assertThat(job.environment().plan().stages()).extracting(s -> s.parallelism()).containsExactly(2, 2);
     }
 
+    @Test
+    void unalignedCheckpointsAreOptInAndNeedExactlyOnce() throws Exception {
+        Path file = JobFiles.write(dir, "job.yaml",
+                JobFiles.validWith(dir, "mode: exactly-once", "mode: exactly-once\n  unaligned: true"));
+
+        JobFileLoader.LoadedJob job = loader.load(file);
+
+        assertThat(job.environment().checkpointConfig().unaligned()).isTrue();
+        assertThat(job.environment().plan().stages()).as("records between the stages have a serializer").hasSize(2);
+        assertThat(loader.load(JobFiles.write(dir, "aligned.yaml", JobFiles.valid(dir))).environment()
+                .checkpointConfig().unaligned()).as("the default").isFalse();
+        assertThat(errorFor(JobFiles.validWith(dir, "mode: exactly-once", "mode: at-least-once\n  unaligned: true")))
+                .endsWith(": checkpoints.unaligned needs checkpoints.mode exactly-once (at-least-once does not align"
+                        + " barriers in the first place)");
+    }
+
     /** The top-level fields a job file may have, as {@link JobFile} declares them. */
     private static String knownTopLevelFields() {
         return Arrays.stream(JobFile.class.getRecordComponents())

@@ -1,5 +1,7 @@
 package dev.onceflow.runtime.execution;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
 import java.io.IOException;
@@ -43,6 +45,19 @@ final class CommittedOutput {
         try (Stream<Path> files = Files.list(directory)) {
             return files.anyMatch(f -> !f.getFileName().toString().startsWith("."));
         }
+    }
+
+    /**
+     * Asserts the verdict of a {@link KeyedCountJob} over ids {@code 0..rows-1}: every id once,
+     * exact running counts per key, no in-progress file left.
+     */
+    void assertExactlyOnce(long rows) {
+        assertThat(lost(rows)).as("lost ids; %s", summary(rows)).isEmpty();
+        assertThat(duplicated()).as("duplicated ids; %s", summary(rows)).isEmpty();
+        assertThat(unexpected(rows)).as("unexpected ids").isEmpty();
+        assertThat(lines).isEqualTo(rows);
+        assertThat(wrongCounts(rows, KeyedCountJob.KEYS)).as("keys with lost or doubled state").isEmpty();
+        assertThat(hiddenFiles).as("in-progress files left behind").isEmpty();
     }
 
     static CommittedOutput read(Path... directories) throws IOException {

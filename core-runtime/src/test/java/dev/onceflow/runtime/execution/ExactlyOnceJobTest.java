@@ -63,12 +63,7 @@ class ExactlyOnceJobTest {
     }
 
     private static void assertExactlyOnce(CommittedOutput out, long rows) {
-        assertThat(out.lost(rows)).as("lost ids; %s", out.summary(rows)).isEmpty();
-        assertThat(out.duplicated()).as("duplicated ids; %s", out.summary(rows)).isEmpty();
-        assertThat(out.unexpected(rows)).as("unexpected ids").isEmpty();
-        assertThat(out.lines).isEqualTo(rows);
-        assertThat(out.wrongCounts(rows, KeyedCountJob.KEYS)).as("keys with lost or doubled state").isEmpty();
-        assertThat(out.hiddenFiles).as("in-progress files left behind").isEmpty();
+        out.assertExactlyOnce(rows);
     }
 
     @Test

@@ -2,12 +2,14 @@ package dev.onceflow.runtime.execution;
 
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.MapFunction;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.cli.CountByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventSerializer;
 import dev.onceflow.spi.serialization.Serializers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
@@ -36,6 +38,8 @@ public final class KeyedCountJob {
     private String countUid = "count";
     private int retained = CheckpointConfig.defaults().retained();
     private MeterRegistry meterRegistry;
+    private boolean unaligned;
+    private MapFunction<Event, Event> afterCount;
 
     public KeyedCountJob(Path checkpoints, Path output, long rows) {
         this.checkpoints = checkpoints;
@@ -84,6 +88,18 @@ public final class KeyedCountJob {
         return this;
     }
 
+    /** Unaligned checkpoints. */
+    public KeyedCountJob unaligned(boolean value) {
+        unaligned = value;
+        return this;
+    }
+
+    /** A step after the count (uid {@code after-count}), chained before the sink; none by default. */
+    public KeyedCountJob afterCount(MapFunction<Event, Event> value) {
+        afterCount = value;
+        return this;
+    }
+
     public KeyedCountJob meterRegistry(MeterRegistry value) {
         meterRegistry = value;
         return this;
@@ -93,17 +109,20 @@ public final class KeyedCountJob {
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(parallelism)
                 .setCheckpointConfig(CheckpointConfig.defaults().withInterval(INTERVAL).withDirectory(checkpoints)
-                        .withRetained(retained))
+                        .withRetained(retained).withUnaligned(unaligned))
                 .setRestartStrategy(restart)
                 .setRestore(restore)
                 .setAllowNonRestoredState(allowNonRestoredState)
                 .setMeterRegistry(meterRegistry);
         DatagenSource source = DatagenSource.builder().rows(rows).keys(KEYS).rowsPerSecond(rowsPerSecond).build();
-        env.fromSource(source, "events").uid("events")
-                .map(map).uid("map")
+        DataStream<Event> counted = env.fromSource(source, "events").uid("events")
+                .map(map).uid("map").recordSerializer(EventSerializer.INSTANCE)
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid(countUid)
-                .sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
+                .process(CountByKey::new).uid(countUid);
+        if (afterCount != null) {
+            counted = counted.map(afterCount).uid("after-count");
+        }
+        counted.sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
         return env;
     }
 

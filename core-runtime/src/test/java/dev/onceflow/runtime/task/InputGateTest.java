@@ -227,4 +227,49 @@ class InputGateTest {
         assertThat(second.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(polled(gate.take(NO_WAIT)).element()).isEqualTo(batch("a2"));
     }
+
+    @Test
+    void aPriorityBarrierOvertakesItsChannelsRecordsEvenBlockedAndCarriesThem() throws Exception {
+        InputGate gate = new InputGate(2, 3);
+        gate.put(0, batch("a1"));
+        gate.put(0, new StreamElement.Watermark(5));
+        gate.put(0, batch("a2"));
+        gate.put(1, batch("b1"));
+        gate.block(0);
+        CheckpointBarrier barrier = new CheckpointBarrier(7, 0, CheckpointKind.CHECKPOINT, false);
+
+        gate.putPriority(0, barrier);
+        // Over capacity: the sender's partial batch goes ahead of its priority barrier without waiting.
+        gate.putUnbounded(0, batch("a3"));
+
+        Object first = gate.take(NO_WAIT);
+        assertThat(first).isInstanceOf(InputGate.PriorityBarrier.class);
+        InputGate.PriorityBarrier priority = (InputGate.PriorityBarrier) first;
+        assertThat(priority.channel()).isZero();
+        assertThat(priority.barrier()).isEqualTo(barrier);
+        assertThat(priority.overtaken()).as("records queued before it, watermarks left out")
+                .containsExactly(batch("a1"), batch("a2"));
+        assertThat(polled(gate.take(NO_WAIT)).element()).as("the blocked channel still holds").isEqualTo(batch("b1"));
+        assertThat(gate.take(NO_WAIT)).isNull();
+
+        gate.unblockAll();
+
+        List<Object> rest = new ArrayList<>();
+        for (Object item = gate.take(NO_WAIT); item != null; item = gate.take(NO_WAIT)) {
+            rest.add(polled(item).element());
+        }
+        assertThat(rest).as("the overtaken records are still delivered, in order")
+                .containsExactly(batch("a1"), new StreamElement.Watermark(5), batch("a2"), batch("a3"));
+    }
+
+    @Test
+    void aPriorityBarrierWakesAWaitingConsumer() throws Exception {
+        InputGate gate = new InputGate(1, 4);
+        CompletableFuture<Object> taken = onHelperThread(() -> gate.take(LONG_WAIT));
+        awaitHelperParked();
+
+        gate.putPriority(0, new CheckpointBarrier(1, 0, CheckpointKind.CHECKPOINT, false));
+
+        assertThat(taken.get(10, TimeUnit.SECONDS)).isInstanceOf(InputGate.PriorityBarrier.class);
+    }
 }
