@@ -96,6 +96,13 @@ public abstract class Task implements Runnable {
             for (int i = 0; i < chain.size(); i++) {
                 StreamOperator<Object> operator = chain.get(i);
                 RestoredState state = restoredState.apply(operator.context().uid());
+                if (i > 0 && state.unionState().containsKey(InFlightRecords.STATE_NAME)) {
+                    // Only the first operator of a stage receives records from a channel.
+                    throw new IllegalStateException("the restored checkpoint holds records in flight into '"
+                            + operator.context().uid() + "', which is no longer the first step of its stage;"
+                            + " an unaligned checkpoint restores only into a job of the same shape: take a"
+                            + " savepoint (always aligned) to change it");
+                }
                 operator.initializeState(i == 0 ? withoutInFlight(state) : state);
             }
             for (StreamOperator<Object> operator : chain) {

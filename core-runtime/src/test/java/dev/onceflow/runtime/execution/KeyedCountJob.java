@@ -40,6 +40,7 @@ public final class KeyedCountJob {
     private MeterRegistry meterRegistry;
     private boolean unaligned;
     private MapFunction<Event, Event> afterCount;
+    private String afterCountUid = "after-count";
 
     public KeyedCountJob(Path checkpoints, Path output, long rows) {
         this.checkpoints = checkpoints;
@@ -100,6 +101,11 @@ public final class KeyedCountJob {
         return this;
     }
 
+    public KeyedCountJob afterCountUid(String value) {
+        afterCountUid = value;
+        return this;
+    }
+
     public KeyedCountJob meterRegistry(MeterRegistry value) {
         meterRegistry = value;
         return this;
@@ -120,7 +126,7 @@ public final class KeyedCountJob {
                 .keyBy(Event::key, Serializers.STRING)
                 .process(CountByKey::new).uid(countUid);
         if (afterCount != null) {
-            counted = counted.map(afterCount).uid("after-count");
+            counted = counted.map(afterCount).uid(afterCountUid);
         }
         counted.sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
         return env;

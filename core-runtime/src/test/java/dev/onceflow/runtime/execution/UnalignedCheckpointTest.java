@@ -131,6 +131,38 @@ class UnalignedCheckpointTest {
         assertExactlyOnce(CommittedOutput.read(output));
     }
 
+    @Test
+    void aRetainedUnalignedCheckpointDoesNotRestoreIntoAJobOfAnotherShape() throws Exception {
+        slowNanos = TimeUnit.MICROSECONDS.toNanos(200);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        JobClient first = new KeyedCountJob(checkpoints, output, ROWS).unaligned(true).meterRegistry(registry)
+                .afterCount(UnalignedCheckpointTest::slow).executeAsync("unaligned-reshaped");
+        CheckpointLocation newest;
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> completedCheckpoints(first) >= 3
+                    && inFlightStored(registry) > 0);
+        } finally {
+            first.cancel();
+        }
+        first.result().handle((r, e) -> r).get(30, TimeUnit.SECONDS);
+        long id = first.checkpointHistory().entries().stream()
+                .filter(c -> c.completed() && c.kind() == CheckpointKind.CHECKPOINT)
+                .mapToLong(c -> c.checkpointId()).max().orElseThrow();
+        newest = first.jobDirectory().resolve("chk-" + id);
+        assertThat(holdsRecordsInFlight(newest, "count")).as("the newest checkpoint stored records in flight").isTrue();
+        slowNanos = 0;
+        // "count" is now the second step of its stage: records in flight into it could not be replayed.
+        KeyedCountJob reshaped = new KeyedCountJob(checkpoints, output, ROWS).unaligned(true).countUid("count-new")
+                .afterCount(event -> event).afterCountUid("count").allowNonRestoredState(true)
+                .restore(RestoreSetting.fromPath(newest));
+
+        assertThatThrownBy(() -> reshaped.execute("unaligned-reshaped"))
+                .isInstanceOf(JobExecutionException.class)
+                .hasMessageContaining("holds records in flight into 'count', which is no longer the first step of"
+                        + " its stage")
+                .hasMessageContaining("take a savepoint");
+    }
+
     /** Whether any former subtask of {@code uid} stored records in flight in {@code checkpoint}. */
     private static boolean holdsRecordsInFlight(CheckpointLocation checkpoint, String uid) throws Exception {
         RestoredCheckpoint restored = CheckpointStorage.load(checkpoint);
