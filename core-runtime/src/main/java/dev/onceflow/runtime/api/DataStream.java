@@ -96,6 +96,35 @@ public class DataStream<T> {
         return new KeyedStream<>(environment, transformation, keySelector, keySerializer);
     }
 
+    /**
+     * Sends every record of this stream to every parallel subtask of the step it is
+     * {@linkplain #connect connected} to, where it may change the broadcast states {@code descriptors}
+     * name (see {@link BroadcastProcessFunction}).
+     *
+     * @throws IllegalArgumentException if no descriptor is given or two share a name
+     */
+    @SafeVarargs
+    public final BroadcastStream<T> broadcast(dev.onceflow.runtime.state.StateDescriptor.Map<?, ?>... descriptors) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (dev.onceflow.runtime.state.StateDescriptor.Map<?, ?> descriptor : descriptors) {
+            if (!names.add(descriptor.name())) {
+                throw new IllegalArgumentException("broadcast state '" + descriptor.name() + "' is declared twice");
+            }
+        }
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("broadcast(...) needs the descriptor of at least one broadcast state");
+        }
+        return new BroadcastStream<>(transformation, java.util.List.of(descriptors));
+    }
+
+    /**
+     * Connects this stream to a broadcast stream, to process both in one step with
+     * {@link BroadcastConnectedStream#process}.
+     */
+    public <B> BroadcastConnectedStream<T, B> connect(BroadcastStream<B> broadcast) {
+        return new BroadcastConnectedStream<>(environment, transformation, broadcast);
+    }
+
     /** Writes the stream to a sink; the runtime picks the operator for the sink's contract. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public SinkStream sinkTo(Sink<T> sink) {

@@ -33,7 +33,9 @@ import java.util.concurrent.ExecutionException;
  * env.execute("keyed-count");
  * }</pre>
  *
- * <p>A job is one linear pipeline: a source, any number of steps, a sink.
+ * <p>A job is a tree of steps ending in one sink: a source, any number of steps, a sink; a second
+ * source may join through a step with two inputs ({@link DataStream#connect}). Every declared
+ * step must lead to the sink.
  */
 public final class StreamEnvironment {
 
@@ -48,6 +50,8 @@ public final class StreamEnvironment {
     private StateBackend stateBackend;
     private int nextIndex;
     private Transformation sink;
+    /** Every step, in declaration order. */
+    private final java.util.List<Transformation> declared = new java.util.ArrayList<>();
 
     private StreamEnvironment() {
     }
@@ -135,24 +139,32 @@ public final class StreamEnvironment {
 
     /** Starts the pipeline with a replayable source whose records advance event time as {@code watermarks} says. */
     public <T> DataStream<T> fromSource(ReplayableSource<T, ?, ?> source, WatermarkStrategy<T> watermarks, String name) {
-        if (nextIndex > 0) {
-            throw new IllegalStateException("a job has exactly one source");
-        }
         Objects.requireNonNull(watermarks, "watermarks");
         Transformation t = new Transformation(nextIndex++, Transformation.Kind.SOURCE, name, null,
                 new Transformation.Partitioning.Forward(), () -> new SourceOperator<>(source, watermarks), source);
+        declared.add(t);
         return new DataStream<>(this, t);
     }
 
     Transformation add(Transformation.Kind kind, String name, Transformation input, Transformation.Partitioning partitioning,
             java.util.function.Supplier<? extends dev.onceflow.runtime.operator.StreamOperator<?>> factory) {
         Transformation t = new Transformation(nextIndex++, kind, name, input, partitioning, factory, null);
+        declared.add(t);
         if (kind == Transformation.Kind.SINK) {
             if (sink != null) {
                 throw new IllegalStateException("a job has exactly one sink");
             }
             sink = t;
         }
+        return t;
+    }
+
+    Transformation addTwoInput(String name, Transformation input, Transformation.Partitioning partitioning,
+            Transformation input2, Transformation.Partitioning partitioning2,
+            java.util.function.Supplier<? extends dev.onceflow.runtime.operator.StreamOperator<?>> factory) {
+        Transformation t = new Transformation(nextIndex++, Transformation.Kind.OPERATOR, name, input, partitioning,
+                input2, partitioning2, factory, null);
+        declared.add(t);
         return t;
     }
 
@@ -163,6 +175,14 @@ public final class StreamEnvironment {
         }
         JobPlan plan = JobPlan.of(sink, parallelism, maxParallelism,
                 stateBackend != null ? stateBackend : StateBackend.fromSystemProperties());
+        if (plan.steps().size() != declared.size()) {
+            // A branch that does not reach the sink would be dropped without a word; say so instead.
+            java.util.Set<Transformation> planned = new java.util.HashSet<>(plan.steps());
+            java.util.List<String> missing = declared.stream().filter(t -> !planned.contains(t))
+                    .map(t -> "'" + t.uid() + "' (" + t.name() + ")").toList();
+            throw new IllegalStateException("step " + String.join(", ", missing) + " does not lead to the sink; a job is"
+                    + " a tree that ends in one sink: every source and step must reach it, and a stream feeds one next step");
+        }
         if (checkpointConfig.unaligned()) {
             plan.requireRecordSerializers();
         }

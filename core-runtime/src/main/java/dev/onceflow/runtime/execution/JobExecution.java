@@ -47,7 +47,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One attempt of a job: its tasks, channels, enumerator and checkpoint coordinator, from start
+ * One attempt of a job: its tasks, channels, enumerators and checkpoint coordinator, from start
  * (fresh or restored) until every task finished, one failed, or the job was cancelled. A restart
  * is a new attempt built from the latest completed checkpoint.
  */
@@ -82,7 +82,9 @@ final class JobExecution implements TaskEnvironment {
     private final List<Task> lastStageTasks = new ArrayList<>();
     private final CountDownLatch finished;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final EnumeratorHost<?, ?> enumerator;
+    /** One per source, by the source's uid, in stage order. */
+    private final java.util.Map<String, EnumeratorHost<?, ?>> enumerators = new java.util.LinkedHashMap<>();
+    private final java.util.Map<String, List<SourceTask>> sourceTasksByUid = new java.util.HashMap<>();
     private final CheckpointCoordinator coordinator;
     private volatile boolean cancelled;
     private int endedSources;
@@ -110,9 +112,11 @@ final class JobExecution implements TaskEnvironment {
         this.timerThread = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "onceflow-timers"));
         timerThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         timerThread.setRemoveOnCancelPolicy(true);
-        Transformation sourceStep = plan.source();
-        this.enumerator = new EnumeratorHost<>(sourceStep.uid(), (ReplayableSource<?, ?, ?>) sourceStep.source(),
-                coordinatorThread, this::fail);
+        for (JobPlan.Stage stage : plan.sourceStages()) {
+            Transformation sourceStep = stage.chain().get(0);
+            enumerators.put(sourceStep.uid(), new EnumeratorHost<>(sourceStep.uid(),
+                    (ReplayableSource<?, ?, ?>) sourceStep.source(), coordinatorThread, this::fail));
+        }
         buildTasks();
         this.finished = new CountDownLatch(tasks.size());
         this.coordinator = new CheckpointCoordinator(jobName, plan.maxParallelism(), checkpointConfig, storage,
@@ -129,7 +133,7 @@ final class JobExecution implements TaskEnvironment {
         List<JobPlan.Stage> stages = plan.stages();
         List<InputGate[]> gates = new ArrayList<>();
         for (JobPlan.Stage stage : stages) {
-            int channels = stage.index() == 0 ? 0 : stages.get(stage.index() - 1).parallelism();
+            int channels = stage.inputs().stream().mapToInt(input -> stages.get(input.stage()).parallelism()).sum();
             InputGate[] stageGates = new InputGate[stage.parallelism()];
             for (int i = 0; i < stageGates.length; i++) {
                 stageGates[i] = new InputGate(channels, CHANNEL_CAPACITY);
@@ -139,22 +143,24 @@ final class JobExecution implements TaskEnvironment {
         OperatorContext.TaskServices services = new OperatorContext.TaskServices() {
             @Override
             public void requestSplit(String sourceUid, int subtask) {
-                coordinatorThread.execute(() -> enumerator.handleSplitRequest(subtask));
+                coordinatorThread.execute(() -> enumerators.get(sourceUid).handleSplitRequest(subtask));
             }
 
             @Override
             public void registerReader(String sourceUid, int subtask) {
-                coordinatorThread.execute(() -> enumerator.addReader(subtask));
+                coordinatorThread.execute(() -> enumerators.get(sourceUid).addReader(subtask));
             }
         };
         for (JobPlan.Stage stage : stages) {
-            boolean last = stage.index() == stages.size() - 1;
+            boolean last = stage.downstream() < 0;
+            JobPlan.Input into = last ? null : stages.get(stage.downstream()).inputs().stream()
+                    .filter(input -> input.stage() == stage.index()).findFirst().orElseThrow();
             for (int subtask = 0; subtask < stage.parallelism(); subtask++) {
                 InputGate gate = gates.get(stage.index())[subtask];
                 TaskTime time = new TaskTime((delay, action) -> timerThread.schedule(() -> gate.sendMail(action),
                         delay, TimeUnit.MILLISECONDS));
-                RecordWriter writer = last ? null : new RecordWriter(gates.get(stage.index() + 1), subtask,
-                        stages.get(stage.index() + 1).inputPartitioning(), plan.maxParallelism(), BATCH_SIZE, time);
+                RecordWriter writer = last ? null : new RecordWriter(gates.get(stage.downstream()),
+                        into.firstChannel() + subtask, into.partitioning(), plan.maxParallelism(), BATCH_SIZE, time);
                 Task task = createTask(stage, subtask, gate, writer, services, time);
                 tasks.add(task);
                 if (last) {
@@ -175,11 +181,12 @@ final class JobExecution implements TaskEnvironment {
                 ? RestoredState.fresh(stage.parallelism())
                 : restored.stateFor(uid, subtask, stage.parallelism());
         boolean unaligned = checkpointConfig.unaligned();
-        Task task = stage.index() == 0
+        Task task = stage.isSource()
                 ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state,
                         unaligned)
                 : new ProcessingTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this,
-                        state, checkpointConfig.mode(), unaligned, inFlightRecords(stage, subtask));
+                        state, checkpointConfig.mode(), unaligned, inFlightRecords(stage, subtask),
+                        stage.inputs().size() > 1 ? stage.inputs().get(1).firstChannel() : gate.channelCount());
         Output<Object> output = last(writer);
         for (int i = chain.size() - 1; i >= 0; i--) {
             Transformation step = stage.chain().get(i);
@@ -198,6 +205,7 @@ final class JobExecution implements TaskEnvironment {
         }
         if (task instanceof SourceTask source) {
             sourceTasks.add(source);
+            sourceTasksByUid.computeIfAbsent(stage.uids().get(0), uid -> new ArrayList<>()).add(source);
         }
         return task;
     }
@@ -208,13 +216,17 @@ final class JobExecution implements TaskEnvironment {
      * checkpoints, which {@link JobPlan#requireRecordSerializers} refuses before it starts).
      */
     private InFlightRecords inFlightRecords(JobPlan.Stage stage, int subtask) {
-        List<Transformation> upstream = plan.stages().get(stage.index() - 1).chain();
+        if (stage.inputs().size() != 1) {
+            return null;
+        }
+        JobPlan.Input input = stage.inputs().get(0);
+        List<Transformation> upstream = plan.stages().get(input.stage()).chain();
         SimpleVersionedSerializer<Object> serializer = upstream.get(upstream.size() - 1).recordSerializer();
         if (serializer == null) {
             return null;
         }
         String head = stage.uids().get(0);
-        return new InFlightRecords(head, serializer, stage.inputPartitioning(), plan.maxParallelism(),
+        return new InFlightRecords(head, serializer, input.partitioning(), plan.maxParallelism(),
                 count -> metrics.inFlightRecordsStored(head, subtask, count));
     }
 
@@ -358,7 +370,9 @@ final class JobExecution implements TaskEnvironment {
     Outcome run() throws InterruptedException {
         try {
             coordinatorThread.submit(() -> {
-                enumerator.start(sourceTasks, restored);
+                for (EnumeratorHost<?, ?> enumerator : enumerators.values()) {
+                    enumerator.start(sourceTasksByUid.get(enumerator.uid()), restored);
+                }
                 return null;
             }).get();
         } catch (java.util.concurrent.ExecutionException e) {
@@ -417,7 +431,7 @@ final class JobExecution implements TaskEnvironment {
         for (Task task : tasks) {
             task.join(30_000);
         }
-        coordinatorThread.submit(enumerator::close);
+        coordinatorThread.submit(() -> enumerators.values().forEach(EnumeratorHost::close));
         coordinatorThread.shutdown();
         coordinatorThread.awaitTermination(10, TimeUnit.SECONDS);
         snapshotThreads.shutdownNow();
@@ -479,7 +493,11 @@ final class JobExecution implements TaskEnvironment {
 
         @Override
         public List<CheckpointMetadata.EnumeratorStateRef> snapshotEnumerators(long checkpointId) throws Exception {
-            return List.of(enumerator.snapshot(checkpointId));
+            List<CheckpointMetadata.EnumeratorStateRef> states = new ArrayList<>();
+            for (EnumeratorHost<?, ?> enumerator : enumerators.values()) {
+                states.add(enumerator.snapshot(checkpointId));
+            }
+            return states;
         }
 
         @Override
@@ -491,7 +509,7 @@ final class JobExecution implements TaskEnvironment {
 
         @Override
         public void notifyComplete(long checkpointId) {
-            enumerator.notifyComplete(checkpointId);
+            enumerators.values().forEach(enumerator -> enumerator.notifyComplete(checkpointId));
             for (Task task : tasks) {
                 task.gate().sendMail(() -> task.notifyCheckpointComplete(checkpointId));
             }
@@ -499,7 +517,7 @@ final class JobExecution implements TaskEnvironment {
 
         @Override
         public void notifyAborted(long checkpointId) {
-            enumerator.notifyAborted(checkpointId);
+            enumerators.values().forEach(enumerator -> enumerator.notifyAborted(checkpointId));
             for (Task task : tasks) {
                 task.gate().sendMail(() -> task.notifyCheckpointAborted(checkpointId));
             }

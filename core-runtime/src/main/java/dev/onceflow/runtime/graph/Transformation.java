@@ -24,6 +24,10 @@ public final class Transformation {
         /** By key group of the key, so each key's records reach the subtask that owns its state. */
         record Hash(KeySelector<Object, Object> keySelector) implements Partitioning {
         }
+
+        /** Every record to every subtask: the broadcast input of a two-input step. */
+        record Broadcast() implements Partitioning {
+        }
     }
 
     /** What the step is, for the runtime to host it. */
@@ -35,6 +39,8 @@ public final class Transformation {
     private final Kind kind;
     private final Transformation input;
     private final Partitioning partitioning;
+    private final Transformation input2;
+    private final Partitioning partitioning2;
     private final Supplier<? extends StreamOperator<?>> operatorFactory;
     private final Object source;
     private String name;
@@ -44,11 +50,24 @@ public final class Transformation {
 
     public Transformation(int index, Kind kind, String name, Transformation input, Partitioning partitioning,
             Supplier<? extends StreamOperator<?>> operatorFactory, Object source) {
+        this(index, kind, name, input, partitioning, null, null, operatorFactory, source);
+    }
+
+    /**
+     * A step with two inputs: records of {@code input} reach its operator's {@code processElement},
+     * those of {@code input2} its {@code processElement2} (a
+     * {@link dev.onceflow.runtime.operator.TwoInputStreamOperator}).
+     */
+    public Transformation(int index, Kind kind, String name, Transformation input, Partitioning partitioning,
+            Transformation input2, Partitioning partitioning2, Supplier<? extends StreamOperator<?>> operatorFactory,
+            Object source) {
         this.index = index;
         this.kind = kind;
         this.name = name;
         this.input = input;
         this.partitioning = partitioning;
+        this.input2 = input2;
+        this.partitioning2 = partitioning2;
         this.operatorFactory = operatorFactory;
         this.source = source;
     }
@@ -67,6 +86,16 @@ public final class Transformation {
 
     public Partitioning partitioning() {
         return partitioning;
+    }
+
+    /** The second input of a two-input step, else {@code null}. */
+    public Transformation input2() {
+        return input2;
+    }
+
+    /** How records of {@link #input2()} reach this step, else {@code null}. */
+    public Partitioning partitioning2() {
+        return partitioning2;
     }
 
     /** A new operator instance; called once per parallel subtask and attempt. */

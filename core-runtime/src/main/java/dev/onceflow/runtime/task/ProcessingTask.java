@@ -3,6 +3,7 @@ package dev.onceflow.runtime.task;
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
+import dev.onceflow.runtime.operator.TwoInputStreamOperator;
 import dev.onceflow.runtime.state.RestoredState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,12 +22,14 @@ public final class ProcessingTask extends Task {
     private final InFlightRecords inFlightRecords;
     private final WatermarkValve valve;
     private final WatermarkValve.Handler eventTime;
+    /** The first channel of the second input; the channel count if the task has one input. */
+    private final int secondInputChannel;
     private int endedChannels;
 
     public ProcessingTask(String stageName, int subtask, int parallelism, List<String> uids, InputGate gate,
             List<StreamOperator<Object>> chain, RecordWriter writer, TaskEnvironment environment,
             Function<String, RestoredState> restoredState, CheckpointingMode mode, boolean unalignedCheckpoints,
-            InFlightRecords inFlightRecords) {
+            InFlightRecords inFlightRecords, int secondInputChannel) {
         super(stageName, subtask, parallelism, uids, gate, chain, writer, environment, restoredState,
                 unalignedCheckpoints);
         if (unalignedCheckpoints && inFlightRecords == null) {
@@ -35,6 +38,11 @@ public final class ProcessingTask extends Task {
         this.aligner = new BarrierAligner(gate, mode);
         this.recorder = unalignedCheckpoints ? new InFlightRecorder(gate.channelCount()) : null;
         this.inFlightRecords = inFlightRecords;
+        if (secondInputChannel < gate.channelCount() && !(chain.get(0) instanceof TwoInputStreamOperator)) {
+            throw new IllegalArgumentException(stageName + " has two inputs, but its first step "
+                    + chain.get(0).getClass().getName() + " takes one");
+        }
+        this.secondInputChannel = secondInputChannel;
         this.valve = new WatermarkValve(gate.channelCount());
         this.eventTime = new WatermarkValve.Handler() {
             @Override
@@ -92,6 +100,7 @@ public final class ProcessingTask extends Task {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     protected void runLoop() throws Exception {
         StreamOperator<Object> head = chain.get(0);
         TaskTime time = head.context().time();
@@ -128,9 +137,17 @@ public final class ProcessingTask extends Task {
                     recorder.onRecords(polled.channel(), batch);
                 }
                 List<Object> list = batch.records();
-                for (int i = 0; i < list.size(); i++) {
-                    time.setTimestamp(batch.timestamp(i));
-                    head.processElement(list.get(i));
+                if (polled.channel() < secondInputChannel) {
+                    for (int i = 0; i < list.size(); i++) {
+                        time.setTimestamp(batch.timestamp(i));
+                        head.processElement(list.get(i));
+                    }
+                } else {
+                    TwoInputStreamOperator<Object, Object> twoInputs = (TwoInputStreamOperator<Object, Object>) head;
+                    for (int i = 0; i < list.size(); i++) {
+                        time.setTimestamp(batch.timestamp(i));
+                        twoInputs.processElement2(list.get(i));
+                    }
                 }
                 records += list.size();
             } else if (element instanceof StreamElement.Watermark watermark) {

@@ -48,7 +48,16 @@ public final class RecordWriter {
     }
 
     public void emit(Object record) throws Exception {
-        int target = select(record);
+        if (partitioning instanceof Transformation.Partitioning.Broadcast) {
+            for (int target = 0; target < targets.length; target++) {
+                emit(target, record);
+            }
+        } else {
+            emit(select(record), record);
+        }
+    }
+
+    private void emit(int target, Object record) throws InterruptedException {
         List<Object> buffer = buffers[target];
         long timestamp = time.timestamp();
         if (timestamp != StreamElement.NO_TIMESTAMP) {
