@@ -33,4 +33,12 @@ public final class KeyedStream<T, K> {
                 () -> new KeyedProcessOperator<>(keySelector, keySerializer, function.get()));
         return new DataStream<>(environment, t);
     }
+
+    /**
+     * Connects this keyed stream to a broadcast stream, to process both in one step with keyed
+     * state, timers and broadcast state ({@link KeyedBroadcastConnectedStream#process}).
+     */
+    public <B> KeyedBroadcastConnectedStream<T, K, B> connect(BroadcastStream<B> broadcast) {
+        return new KeyedBroadcastConnectedStream<>(environment, input, keySelector, keySerializer, broadcast);
+    }
 }

@@ -9,6 +9,8 @@ import dev.onceflow.connector.filesystem.FileSystemSink;
 import dev.onceflow.runtime.api.BroadcastProcessFunction;
 import dev.onceflow.runtime.api.BroadcastStream;
 import dev.onceflow.runtime.api.Collector;
+import dev.onceflow.runtime.api.DataStream;
+import dev.onceflow.runtime.api.KeyedBroadcastProcessFunction;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.cli.CountByKey;
@@ -17,6 +19,7 @@ import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.state.BroadcastState;
 import dev.onceflow.runtime.state.ReadOnlyBroadcastState;
 import dev.onceflow.runtime.state.StateDescriptor;
+import dev.onceflow.runtime.state.ValueState;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.Serializers;
 import java.nio.file.Path;
@@ -32,10 +35,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Broadcast state, fed by a second source through {@code connect}: every subtask counts the
- * broadcast records per key. Restored at another parallelism, every subtask gets the one same map
+ * Broadcast state, fed by a second source through {@code connect}, in a broadcast step and in a
+ * keyed broadcast step: every subtask counts the broadcast records per key. Restored at another parallelism, every subtask gets the one same map
  * (unlike list state, which is split, and union list state, which hands every subtask all former
  * subtasks' entries: {@link OperatorStateRescaleTest}); after a crash in the middle of the broadcast
  * input, the counts hold every broadcast record exactly once, while the other input stays
@@ -78,7 +83,13 @@ class BroadcastStateTest {
         return counts;
     }
 
-    private StreamEnvironment job(int parallelism, long rows, long rowsPerSecond, long broadcastRows,
+    /**
+     * Datagen events and broadcast datagen updates, counted per key: with {@code keyed}, by one
+     * keyed broadcast step ({@code count}); else by a broadcast step ({@code enrich}) and a keyed
+     * count behind it ({@code count}). Either way the broadcast records are counted per key in
+     * broadcast state and the events' running counts per key are written to the sink.
+     */
+    private StreamEnvironment job(boolean keyed, int parallelism, long rows, long rowsPerSecond, long broadcastRows,
             long broadcastRowsPerSecond, Path output, RestoreSetting restore, RestartStrategy restart) {
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(parallelism)
@@ -90,21 +101,23 @@ class BroadcastStateTest {
                         .rowsPerSecond(broadcastRowsPerSecond).build(), "updates")
                 .uid("updates")
                 .broadcast(COUNTS);
-        env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).rowsPerSecond(rowsPerSecond).build(), "events")
-                .uid("events")
-                .connect(updates)
-                .process(CountBroadcastPerKey::new).uid("enrich")
-                .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count")
-                .sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
+        DataStream<Event> events = env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS)
+                .rowsPerSecond(rowsPerSecond).build(), "events").uid("events");
+        DataStream<Event> counted = keyed
+                ? events.keyBy(Event::key, Serializers.STRING).connect(updates).process(CountWithBroadcast::new)
+                        .uid("count")
+                : events.connect(updates).process(CountBroadcastPerKey::new).uid("enrich")
+                        .keyBy(Event::key, Serializers.STRING).process(CountByKey::new).uid("count");
+        counted.sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
         return env;
     }
 
-    @Test
-    void everySubtaskRestoresTheSameBroadcastStateAtAnyParallelism() throws Exception {
+    @ParameterizedTest(name = "keyed: {0}")
+    @ValueSource(booleans = {false, true})
+    void everySubtaskRestoresTheSameBroadcastStateAtAnyParallelism(boolean keyed) throws Exception {
         long rows = 20_000;
         long broadcastRows = 200;
-        JobClient client = job(2, rows, 2_000, broadcastRows, 0, dir.resolve("first"), RestoreSetting.fresh(),
+        JobClient client = job(keyed, 2, rows, 2_000, broadcastRows, 0, dir.resolve("first"), RestoreSetting.fresh(),
                 RestartStrategy.none()).executeAsync("broadcast-rescale");
         await().atMost(Duration.ofSeconds(30)).until(() -> BROADCAST_SEEN.size() == 2
                 && BROADCAST_SEEN.values().stream().allMatch(seen -> seen.get() == broadcastRows));
@@ -116,7 +129,7 @@ class BroadcastStateTest {
         assertThat(new TreeMap<>(CLOSED.get(0))).as("the first run counted every broadcast record once")
                 .isEqualTo(expected);
 
-        JobResult scaledUp = job(3, rows, 0, broadcastRows, 0, dir.resolve("second"),
+        JobResult scaledUp = job(keyed, 3, rows, 0, broadcastRows, 0, dir.resolve("second"),
                 RestoreSetting.fromPath(savepoint), RestartStrategy.none()).execute("broadcast-rescale");
 
         assertThat(scaledUp.status()).isEqualTo(JobResult.Status.FINISHED);
@@ -128,7 +141,7 @@ class BroadcastStateTest {
         CommittedOutput.read(dir.resolve("first"), dir.resolve("second")).assertExactlyOnce(rows);
 
         RESTORED.clear();
-        JobResult scaledDown = job(1, rows, 0, broadcastRows, 0, dir.resolve("third"),
+        JobResult scaledDown = job(keyed, 1, rows, 0, broadcastRows, 0, dir.resolve("third"),
                 RestoreSetting.fromPath(savepoint), RestartStrategy.none()).execute("broadcast-rescale");
 
         assertThat(scaledDown.status()).isEqualTo(JobResult.Status.FINISHED);
@@ -137,14 +150,15 @@ class BroadcastStateTest {
         CommittedOutput.read(dir.resolve("first"), dir.resolve("third")).assertExactlyOnce(rows);
     }
 
-    @Test
-    void aCrashInTheMiddleOfTheBroadcastInputCountsEveryBroadcastRecordOnce() throws Exception {
+    @ParameterizedTest(name = "keyed: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCrashInTheMiddleOfTheBroadcastInputCountsEveryBroadcastRecordOnce(boolean keyed) throws Exception {
         long rows = 12_000;
         long broadcastRows = 600;
         // Fails at a broadcast record seen after a checkpoint, so the restored state is partial and
         // the broadcast source replays what came after it.
         failAtBroadcastId = "300";
-        JobResult result = job(2, rows, 6_000, broadcastRows, 300, dir.resolve("out"), RestoreSetting.fresh(),
+        JobResult result = job(keyed, 2, rows, 6_000, broadcastRows, 300, dir.resolve("out"), RestoreSetting.fresh(),
                 RestartStrategy.fixedDelay(3, Duration.ofMillis(10))).execute("broadcast-failover");
 
         assertThat(result.status()).isEqualTo(JobResult.Status.FINISHED);
@@ -211,6 +225,16 @@ class BroadcastStateTest {
                 .hasMessageContaining("broadcast state 'rules' of 'enrich' was not declared; declared: [broadcast-counts]");
     }
 
+    /** Counts a broadcast record in {@code counts}, failing once at {@link #failAtBroadcastId}. */
+    private static void countBroadcast(Event value, BroadcastState<String, Long> counts, int subtask) {
+        if (value.id().equals(failAtBroadcastId) && FAILED_ONCE.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure at broadcast id " + value.id());
+        }
+        Long count = counts.get(value.key());
+        counts.put(value.key(), count == null ? 1 : count + 1);
+        BROADCAST_SEEN.computeIfAbsent(subtask, s -> new AtomicLong()).incrementAndGet();
+    }
+
     /**
      * Counts broadcast records per key in broadcast state and passes the other input's events on.
      * Counting (not overwriting) makes a replayed or lost broadcast record show as a wrong count.
@@ -236,13 +260,47 @@ class BroadcastStateTest {
 
         @Override
         public void processBroadcastElement(Event value, Context context, Collector<Event> out) {
-            if (value.id().equals(failAtBroadcastId) && FAILED_ONCE.compareAndSet(false, true)) {
-                throw new IllegalStateException("injected failure at broadcast id " + value.id());
+            countBroadcast(value, context.getBroadcastState(COUNTS), subtask);
+        }
+
+        @Override
+        public void close() {
+            CLOSED.put(subtask, new HashMap<>(view.entries()));
+        }
+    }
+
+    /**
+     * Both in one keyed broadcast step: the running count of each event's key in keyed state, and
+     * the broadcast records per key in broadcast state.
+     */
+    static final class CountWithBroadcast extends KeyedBroadcastProcessFunction<String, Event, Event, Event> {
+
+        private int subtask;
+        private ValueState<Long> count;
+        private ReadOnlyBroadcastState<String, Long> view;
+
+        @Override
+        public void open(OpenContext context) {
+            subtask = context.subtaskIndex();
+            count = context.getState(StateDescriptor.value("count", Serializers.LONG));
+            view = context.getBroadcastState(COUNTS);
+            if (context.isRestored()) {
+                RESTORED.put(subtask, new HashMap<>(view.entries()));
             }
-            BroadcastState<String, Long> counts = context.getBroadcastState(COUNTS);
-            Long count = counts.get(value.key());
-            counts.put(value.key(), count == null ? 1 : count + 1);
-            BROADCAST_SEEN.computeIfAbsent(subtask, s -> new AtomicLong()).incrementAndGet();
+        }
+
+        @Override
+        public void processElement(Event value, ReadOnlyContext<String> context, Collector<Event> out) {
+            assertThat(context.currentKey()).isEqualTo(value.key());
+            Long previous = count.value();
+            long next = previous == null ? 1 : previous + 1;
+            count.update(next);
+            out.collect(value.withCount(next));
+        }
+
+        @Override
+        public void processBroadcastElement(Event value, Context context, Collector<Event> out) {
+            countBroadcast(value, context.getBroadcastState(COUNTS), subtask);
         }
 
         @Override
