@@ -27,6 +27,27 @@ public interface CheckpointFileSystem {
     /** Writes {@code bytes} to {@code target} durably, replacing it atomically (CFS-1). */
     void writeAtomically(CheckpointLocation target, byte[] bytes) throws IOException;
 
+    /**
+     * Writes what {@code content} writes to {@code target} durably, replacing it atomically (CFS-1),
+     * without holding the whole file in memory: state files of hundreds of megabytes go to storage
+     * as they are encoded. If {@code content} throws, nothing is renamed and the exception is
+     * rethrown; the target keeps its previous content or does not exist.
+     *
+     * <p>The default collects the bytes and calls {@link #writeAtomically(CheckpointLocation, byte[])};
+     * implementations override it to stream.
+     */
+    default void writeAtomically(CheckpointLocation target, Content content) throws IOException {
+        java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+        content.writeTo(buffer);
+        writeAtomically(target, buffer.toByteArray());
+    }
+
+    /** The bytes of a file, written to a stream the caller owns (do not close it). */
+    @FunctionalInterface
+    interface Content {
+        void writeTo(java.io.OutputStream out) throws IOException;
+    }
+
     /** All bytes of {@code file} (CFS-2). */
     byte[] read(CheckpointLocation file) throws IOException;
 

@@ -27,11 +27,7 @@ public final class ChecksummedFiles {
      */
     public static int writeAtomically(CheckpointFileSystem fs, CheckpointLocation target, byte[] payload)
             throws IOException {
-        int checksum = checksum(payload);
-        ByteBuffer buffer = ByteBuffer.allocate(HEADER + payload.length + TRAILER);
-        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(payload.length).put(payload).putInt(checksum);
-        fs.writeAtomically(target, buffer.array());
-        return checksum;
+        return writeAtomically(fs, target, payload.length, out -> out.write(payload));
     }
 
     /** Writes a payload of a length known in advance. */
@@ -42,50 +38,75 @@ public final class ChecksummedFiles {
 
     /**
      * Like {@link #writeAtomically(CheckpointFileSystem, CheckpointLocation, byte[])} for a payload
-     * of exactly {@code payloadLength} bytes that {@code writer} writes straight into the file's
-     * buffer: one allocation of the file's size instead of a payload array and its envelope (which
-     * matters for hundreds of megabytes of keyed state).
+     * of exactly {@code payloadLength} bytes that {@code writer} writes as it encodes it: the file
+     * is streamed to storage with its checksum computed on the way, so no buffer of the file's size
+     * is allocated (which matters for hundreds of megabytes of keyed state).
      *
-     * @throws IllegalStateException if the writer wrote another number of bytes
+     * @throws IllegalStateException if the writer wrote another number of bytes; nothing is then
+     *     renamed into place
      */
     public static int writeAtomically(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
             PayloadWriter writer) throws IOException {
         if (payloadLength > Integer.MAX_VALUE - HEADER - TRAILER - 8) {
+            // Readers load a state file into one array.
             throw new IOException(target + ": " + payloadLength + " bytes of state is more than one state file holds"
                     + " (2 GiB); raise the parallelism");
         }
-        int length = (int) payloadLength;
-        byte[] file = new byte[HEADER + length + TRAILER];
-        ByteBuffer buffer = ByteBuffer.wrap(file);
-        buffer.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(length);
-        ByteBuffer payload = buffer.slice(HEADER, length);
-        java.io.DataOutputStream out = new java.io.DataOutputStream(new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                payload.put((byte) b);
-            }
-
-            @Override
-            public void write(byte[] bytes, int offset, int count) {
-                payload.put(bytes, offset, count);
-            }
-        });
-        try {
+        int[] checksum = new int[1];
+        fs.writeAtomically(target, file -> {
+            java.io.DataOutputStream envelope = new java.io.DataOutputStream(file);
+            envelope.writeInt(MAGIC);
+            envelope.writeInt(FORMAT_VERSION);
+            envelope.writeLong(payloadLength);
+            ChecksummingStream payload = new ChecksummingStream(file);
+            // Buffered so the CRC sees large chunks, not the single bytes DataOutputStream writes.
+            java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(payload, 1 << 16);
+            java.io.DataOutputStream out = new java.io.DataOutputStream(buffered);
             writer.write(out);
             out.flush();
-        } catch (java.nio.BufferOverflowException e) {
-            throw new IllegalStateException(target + ": the payload is longer than the " + length + " bytes announced", e);
+            if (payload.count != payloadLength) {
+                throw new IllegalStateException(target + ": the payload is " + payload.count + " bytes, not the "
+                        + payloadLength + " announced");
+            }
+            checksum[0] = (int) payload.crc.getValue();
+            envelope.writeInt(checksum[0]);
+            envelope.flush();
+        });
+        return checksum[0];
+    }
+
+    /** Passes bytes on, counting them and computing their CRC32C. */
+    private static final class ChecksummingStream extends java.io.FilterOutputStream {
+        final CRC32C crc = new CRC32C();
+        long count;
+
+        ChecksummingStream(java.io.OutputStream out) {
+            super(out);
         }
-        if (payload.hasRemaining()) {
-            throw new IllegalStateException(target + ": the payload is " + payload.position() + " bytes, not the "
-                    + length + " announced");
+
+        @Override
+        public void write(int b) throws IOException {
+            crc.update(b);
+            count++;
+            out.write(b);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(file, HEADER, length);
-        int checksum = (int) crc.getValue();
-        buffer.putInt(HEADER + length, checksum);
-        fs.writeAtomically(target, file);
-        return checksum;
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            crc.update(bytes, offset, length);
+            count += length;
+            out.write(bytes, offset, length);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void close() {
+            // The file system closes the file; closing here would end the envelope before its trailer.
+        }
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.onceflow.runtime.checkpoint;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -23,15 +22,23 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
 
     @Override
     public void writeAtomically(CheckpointLocation target, byte[] bytes) throws IOException {
+        writeAtomically(target, out -> out.write(bytes));
+    }
+
+    @Override
+    public void writeAtomically(CheckpointLocation target, Content content) throws IOException {
         Path file = target.toPath();
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
+            java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel),
+                    1 << 16);
+            content.writeTo(out);
+            out.flush();
             channel.force(true);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
         }
         try {
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

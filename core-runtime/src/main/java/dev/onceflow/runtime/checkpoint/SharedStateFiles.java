@@ -36,8 +36,10 @@ final class SharedStateFiles implements SharedStateStore {
         check(reference);
         CheckpointLocation directory = jobDirectory.resolve(DIRECTORY).resolve(entry);
         fs.mkdirs(directory);
-        // One file in memory at a time: SST files are bounded (tens of MB), the state is not.
-        ChecksummedFiles.writeAtomically(fs, directory.resolve(name), Files.readAllBytes(localFile));
+        // Streamed from the hard-linked file: no SST file is held in memory (they are files RocksDB
+        // no longer changes, so the size read first is the size copied).
+        ChecksummedFiles.writeAtomically(fs, directory.resolve(name), Files.size(localFile),
+                out -> Files.copy(localFile, out));
         return reference;
     }
 

@@ -143,4 +143,50 @@ class ChecksummedFilesTest {
         assertThatThrownBy(() -> ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining("not a checkpoint file");
     }
+
+    @Test
+    void aStreamedPayloadLargerThanTheBuffersReadsBackWithTheChecksumOfItsBytes() throws Exception {
+        byte[] large = new byte[3 * 65536 + 17];
+        new java.util.Random(7).nextBytes(large);
+        Path file = dir.resolve("large.state");
+
+        int checksum = ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), large.length, out -> {
+            out.writeByte(large[0]);
+            out.write(large, 1, 100);
+            out.write(large, 101, large.length - 101);
+        });
+
+        assertThat(ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isEqualTo(large);
+        assertThat(checksum).isEqualTo(ChecksummedFiles.checksum(large));
+    }
+
+    @Test
+    void aPayloadShorterThanAnnouncedIsNeverRenamedIntoPlace() throws Exception {
+        Path file = written();
+
+        assertThatThrownBy(() -> ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), 100,
+                out -> out.write(new byte[99])))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageEndingWith("the payload is 99 bytes, not the 100 announced");
+
+        assertThat(ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).as("the previous file is intact")
+                .isEqualTo(PAYLOAD);
+        try (var files = Files.list(dir)) {
+            assertThat(files).as("no temporary file is left behind").containsExactly(file);
+        }
+    }
+
+    @Test
+    void aWriterThatFailsLeavesNoFile() throws Exception {
+        Path file = dir.resolve("failed.state");
+
+        assertThatThrownBy(() -> ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), 10, out -> {
+            out.write(new byte[5]);
+            throw new java.io.IOException("disk full");
+        })).hasMessage("disk full");
+
+        try (var files = Files.list(dir)) {
+            assertThat(files).as("neither the file nor its temporary file").isEmpty();
+        }
+    }
 }

@@ -42,6 +42,11 @@ final class HadoopCheckpointFileSystem implements CheckpointFileSystem {
 
     @Override
     public void writeAtomically(CheckpointLocation target, byte[] bytes) throws IOException {
+        writeAtomically(target, out -> out.write(bytes));
+    }
+
+    @Override
+    public void writeAtomically(CheckpointLocation target, Content content) throws IOException {
         Path file = pathOf(target);
         // A unique name: a writer that died mid-write keeps its file's lease on the name node for a
         // minute, and creating over that file would fail until then.
@@ -50,11 +55,13 @@ final class HadoopCheckpointFileSystem implements CheckpointFileSystem {
             try (FSDataOutputStream out = files.create(temp,
                     EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE, CreateFlag.SYNC_BLOCK),
                     Options.CreateOpts.createParent())) {
-                out.write(bytes);
+                java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
+                content.writeTo(buffered);
+                buffered.flush();
                 out.hsync();
             }
             files.rename(temp, file, Options.Rename.OVERWRITE);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             deleteQuietly(temp);
             throw e;
         }
