@@ -141,7 +141,7 @@ public final class OnceflowCli {
                         result.recordsWritten(), result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "");
                 Map<String, Object> sinkOptions = job.spec().sink().options();
                 if (sinkOptions != null && sinkOptions.get("path") != null) {
-                    out.printf("Committed output: %s%n", Path.of(sinkOptions.get("path").toString()).toAbsolutePath());
+                    out.printf("Committed output: %s%n", displayPath(sinkOptions.get("path").toString()));
                 }
                 if (result.lastCheckpoint() != null) {
                     out.printf("Last checkpoint: %s%n", result.lastCheckpoint());
@@ -298,5 +298,10 @@ public final class OnceflowCli {
                         o.description());
             }
         }
+    }
+
+    /** A URI (hdfs://..., file:/...) as given; a local path made absolute, so the user finds it from anywhere. */
+    static String displayPath(String path) {
+        return path.matches("[A-Za-z][A-Za-z0-9+.-]+:/.*") ? path : Path.of(path).toAbsolutePath().toString();
     }
 }

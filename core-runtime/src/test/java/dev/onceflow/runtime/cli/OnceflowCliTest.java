@@ -130,4 +130,12 @@ class OnceflowCliTest {
         assertThat(status).isEqualTo(2);
         assertThat(lines(err)).containsExactly("onceflow: " + missing + ": no such directory");
     }
+
+    @Test
+    void theCommittedOutputOfAnHdfsSinkIsPrintedAsAUriNotAsALocalPath() {
+        assertThat(OnceflowCli.displayPath("hdfs://127.0.0.1:9000/jobs/out")).isEqualTo("hdfs://127.0.0.1:9000/jobs/out");
+        assertThat(OnceflowCli.displayPath("file:/tmp/out")).isEqualTo("file:/tmp/out");
+        assertThat(OnceflowCli.displayPath("onceflow-data/out"))
+                .isEqualTo(java.nio.file.Path.of("onceflow-data/out").toAbsolutePath().toString());
+    }
 }
