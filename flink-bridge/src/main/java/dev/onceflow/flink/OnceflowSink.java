@@ -1,17 +1,13 @@
 package dev.onceflow.flink;
 
-import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Objects;
-import java.util.Optional;
 
-import java.util.UUID;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
-import org.apache.flink.api.connector.sink2.InitContext;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
@@ -32,7 +28,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *
  * <p>How the contract of {@code docs/spec.md} maps onto Flink:
  * <ul>
- * <li>The {@link SinkContext} has Flink's job name (or {@link #withJobName}), the {@code sinkUid}
+ * <li>The {@link dev.onceflow.spi.sink.SinkContext} has Flink's job name (or {@link #withJobName}), the {@code sinkUid}
  *     given here (give the Flink operator the same uid), Flink's subtask, parallelism and restored
  *     checkpoint id, and the parallelism of the restored checkpoint, which the writers keep as
  *     their Flink writer state.
@@ -50,25 +46,12 @@ public final class OnceflowSink<IN, TXN> implements Sink<IN>, SupportsCommitter<
     private static final long serialVersionUID = 1L;
 
     private final SerializableSupplier<? extends TwoPhaseCommitSink<IN, TXN>> factory;
-    private final String sinkUid;
-    private final String jobName;
-    private final int maxConcurrentCheckpoints;
+    private final SinkContexts contexts;
     private transient TwoPhaseCommitSink<IN, TXN> sink;
 
-    private OnceflowSink(SerializableSupplier<? extends TwoPhaseCommitSink<IN, TXN>> factory, String sinkUid,
-            String jobName, int maxConcurrentCheckpoints) {
+    private OnceflowSink(SerializableSupplier<? extends TwoPhaseCommitSink<IN, TXN>> factory, SinkContexts contexts) {
         this.factory = Objects.requireNonNull(factory, "factory");
-        this.sinkUid = Objects.requireNonNull(sinkUid, "sinkUid");
-        if (!sinkUid.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException("sink uid '" + sinkUid + "' may contain only letters, digits, '.', '_'"
-                    + " and '-' (it is part of transaction ids)");
-        }
-        this.jobName = jobName;
-        if (maxConcurrentCheckpoints < 1) {
-            throw new IllegalArgumentException("max concurrent checkpoints must be at least 1, was "
-                    + maxConcurrentCheckpoints);
-        }
-        this.maxConcurrentCheckpoints = maxConcurrentCheckpoints;
+        this.contexts = contexts;
     }
 
     /**
@@ -79,17 +62,17 @@ public final class OnceflowSink<IN, TXN> implements Sink<IN>, SupportsCommitter<
      */
     public static <IN, TXN> OnceflowSink<IN, TXN> of(SerializableSupplier<? extends TwoPhaseCommitSink<IN, TXN>> factory,
             String sinkUid) {
-        return new OnceflowSink<>(factory, sinkUid, null, 1);
+        return new OnceflowSink<>(factory, new SinkContexts(sinkUid, null, 1));
     }
 
     /** Names transactions after {@code name} instead of the Flink job's name, which may change between deployments. */
     public OnceflowSink<IN, TXN> withJobName(String name) {
-        return new OnceflowSink<>(factory, sinkUid, Objects.requireNonNull(name, "name"), maxConcurrentCheckpoints);
+        return new OnceflowSink<>(factory, contexts.withJobName(name));
     }
 
     /** Flink's {@code execution.checkpointing.max-concurrent-checkpoints}, if above 1 (sizes producer pools and the like). */
     public OnceflowSink<IN, TXN> withMaxConcurrentCheckpoints(int value) {
-        return new OnceflowSink<>(factory, sinkUid, jobName, value);
+        return new OnceflowSink<>(factory, contexts.withMaxConcurrentCheckpoints(value));
     }
 
     TwoPhaseCommitSink<IN, TXN> sink() {
@@ -109,17 +92,7 @@ public final class OnceflowSink<IN, TXN> implements Sink<IN>, SupportsCommitter<
             Collection<WriterState> recoveredState) throws IOException {
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         int restoredParallelism = recoveredState.stream().mapToInt(WriterState::parallelism).max().orElse(parallelism);
-        return new WriterBridge<>(sink(), sinkContext(context, restoredParallelism), context.getRestoredCheckpointId());
-    }
-
-    /** The Onceflow context of a writer or committer of this Flink subtask. */
-    SinkContext sinkContext(InitContext context, int restoredParallelism) {
-        int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
-        String attempt = context.getJobInfo().getJobId() + "-" + context.getTaskInfo().getAttemptNumber() + "-"
-                + UUID.randomUUID().toString().substring(0, 8);
-        return new SinkContext(jobName != null ? jobName : context.getJobInfo().getJobName(), sinkUid,
-                context.getTaskInfo().getIndexOfThisSubtask(), parallelism, restoredParallelism,
-                context.getRestoredCheckpointId(), attempt, maxConcurrentCheckpoints, Optional.empty());
+        return new WriterBridge<>(sink(), contexts.of(context, restoredParallelism), context.getRestoredCheckpointId());
     }
 
     @Override
@@ -129,7 +102,7 @@ public final class OnceflowSink<IN, TXN> implements Sink<IN>, SupportsCommitter<
 
     @Override
     public Committer<TXN> createCommitter(CommitterInitContext context) throws IOException {
-        return new CommitterBridge<>(sink(), sinkContext(context, context.getTaskInfo().getNumberOfParallelSubtasks()));
+        return new CommitterBridge<>(sink(), contexts.of(context, context.getTaskInfo().getNumberOfParallelSubtasks()));
     }
 
     @Override
@@ -140,7 +113,7 @@ public final class OnceflowSink<IN, TXN> implements Sink<IN>, SupportsCommitter<
     /**
      * What a writer keeps in Flink's checkpoints: the parallelism it ran at, so that after a
      * rescale the writers know which former subtasks' lingering transactions are theirs to abort
-     * ({@link SinkContext#ownsFormerSubtask}).
+     * ({@link dev.onceflow.spi.sink.SinkContext#ownsFormerSubtask}).
      */
     public record WriterState(int parallelism) {
     }

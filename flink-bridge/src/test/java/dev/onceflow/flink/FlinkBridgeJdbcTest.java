@@ -1,0 +1,183 @@
+package dev.onceflow.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.connector.jdbc.JdbcSink;
+import dev.onceflow.spi.record.Event;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The JDBC sink's three contracts on Flink against a real PostgreSQL (embedded, started by the
+ * test): two-phase commit with prepared transactions ({@link OnceflowSink}), write-ahead
+ * ({@link OnceflowWriteAheadSink}) and upsert ({@link OnceflowIdempotentSink}). The job fails once
+ * after rows became visible and Flink restarts it from its last checkpoint; then the table holds
+ * every id once with per-key running counts exactly 1..n, and no prepared transaction is left.
+ */
+@Timeout(180)
+class FlinkBridgeJdbcTest {
+
+    private static final int KEYS = 10;
+    private static final long ROWS = 20_000;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(2)
+            .build());
+
+    private static EmbeddedPostgres postgres;
+    private static volatile String url;
+    private static volatile String table;
+    private static final AtomicBoolean FAILED_ONCE = new AtomicBoolean();
+
+    enum Mode {
+        TWO_PHASE_COMMIT, WRITE_AHEAD, IDEMPOTENT
+    }
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres = EmbeddedPostgres.builder()
+                .setServerConfig("max_prepared_transactions", "64")
+                .setServerConfig("listen_addresses", "localhost")
+                .start();
+        url = "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+    }
+
+    @AfterAll
+    static void stopPostgres() throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        FAILED_ONCE.set(false);
+    }
+
+    private static Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, "postgres", "");
+    }
+
+    /** Fails once, at the first id of a hundred seen once the table shows committed rows. */
+    private static Event failOnceAfterACommit(Event event) throws SQLException {
+        if (!FAILED_ONCE.get() && Long.parseLong(event.id()) % 100 == 0 && visibleRows() > 0
+                && FAILED_ONCE.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure at id " + event.id());
+        }
+        return event;
+    }
+
+    private static long visibleRows() throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            ResultSet exists = statement.executeQuery("SELECT to_regclass('" + table + "') IS NOT NULL");
+            exists.next();
+            if (!exists.getBoolean(1)) {
+                return 0;
+            }
+            ResultSet count = statement.executeQuery("SELECT count(*) FROM " + table);
+            count.next();
+            return count.getLong(1);
+        }
+    }
+
+    private static Sink<Event> sink(Mode mode) {
+        String jdbcUrl = url;
+        String name = table;
+        return switch (mode) {
+            case TWO_PHASE_COMMIT -> OnceflowSink.of(() -> JdbcSink.builder(jdbcUrl, name).user("postgres").build(), "rows");
+            case WRITE_AHEAD -> OnceflowWriteAheadSink.of(
+                    () -> JdbcSink.builder(jdbcUrl, name).user("postgres").buildWriteAhead(), "rows");
+            case IDEMPOTENT -> OnceflowIdempotentSink.of(
+                    () -> JdbcSink.builder(jdbcUrl, name).user("postgres").buildIdempotent(), "rows");
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aFailureAfterRowsWereCommittedLeavesEveryIdOnceWithExactCounts(Mode mode) throws Exception {
+        table = "events_" + mode.name().toLowerCase(java.util.Locale.ROOT);
+        Configuration config = new Configuration();
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        env.enableCheckpointing(100);
+        env.fromSource(OnceflowSource.of(() -> DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(10_000)
+                                .splits(4).build(), TypeInformation.of(Event.class)),
+                        WatermarkStrategy.noWatermarks(), "events").uid("events")
+                .map(FlinkBridgeJdbcTest::failOnceAfterACommit).uid("fail-once")
+                .keyBy(Event::key)
+                .process(new FlinkBridgeJobTest.CountPerKey()).uid("count")
+                .sinkTo(sink(mode)).uid("rows");
+
+        JobClient job = env.executeAsync("jdbc-" + mode);
+        try {
+            job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            job.cancel().get(30, TimeUnit.SECONDS);
+            throw new AssertionError("the bounded job did not finish within 120 s", e);
+        }
+
+        assertThat(FAILED_ONCE).as("the failure was injected after rows were committed").isTrue();
+        Map<String, Integer> occurrences = new HashMap<>();
+        Map<String, List<Long>> counts = new TreeMap<>();
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT id, key, count FROM " + table)) {
+            while (rows.next()) {
+                occurrences.merge(rows.getString(1), 1, Integer::sum);
+                counts.computeIfAbsent(rows.getString(2), k -> new ArrayList<>()).add(rows.getLong(3));
+            }
+        }
+        TreeSet<Long> lost = new TreeSet<>();
+        for (long id = 0; id < ROWS; id++) {
+            if (!occurrences.containsKey(Long.toString(id))) {
+                lost.add(id);
+            }
+        }
+        assertThat(lost).as("lost ids").isEmpty();
+        assertThat(occurrences.values()).as("every id once").allMatch(n -> n == 1);
+        assertThat(occurrences).hasSize((int) ROWS);
+        assertThat(counts).hasSize(KEYS);
+        counts.forEach((key, values) -> assertThat(values.stream().sorted().toList())
+                .as("running counts of %s", key)
+                .isEqualTo(java.util.stream.LongStream.rangeClosed(1, values.size()).boxed().toList()));
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet prepared = statement.executeQuery("SELECT count(*) FROM pg_prepared_xacts")) {
+            prepared.next();
+            assertThat(prepared.getLong(1)).as("prepared transactions left behind").isZero();
+        }
+    }
+}
