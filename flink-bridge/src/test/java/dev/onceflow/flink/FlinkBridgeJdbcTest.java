@@ -11,22 +11,15 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -51,10 +44,7 @@ class FlinkBridgeJdbcTest {
     private static final long ROWS = 20_000;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(2)
-            .build());
+    static final MiniClusterExtension FLINK = BridgeJobs.miniCluster();
 
     private static EmbeddedPostgres postgres;
     private static volatile String url;
@@ -128,13 +118,7 @@ class FlinkBridgeJdbcTest {
     @EnumSource(Mode.class)
     void aFailureAfterRowsWereCommittedLeavesEveryIdOnceWithExactCounts(Mode mode) throws Exception {
         table = "events_" + mode.name().toLowerCase(java.util.Locale.ROOT);
-        Configuration config = new Configuration();
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
+        StreamExecutionEnvironment env = BridgeJobs.environment();
         env.fromSource(OnceflowSource.of(() -> DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(10_000)
                                 .splits(4).build(), TypeInformation.of(Event.class)),
                         WatermarkStrategy.noWatermarks(), "events").uid("events")
@@ -143,13 +127,7 @@ class FlinkBridgeJdbcTest {
                 .process(new FlinkBridgeJobTest.CountPerKey()).uid("count")
                 .sinkTo(sink(mode)).uid("rows");
 
-        JobClient job = env.executeAsync("jdbc-" + mode);
-        try {
-            job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            job.cancel().get(30, TimeUnit.SECONDS);
-            throw new AssertionError("the bounded job did not finish within 120 s", e);
-        }
+        BridgeJobs.runToEnd(env, "jdbc-" + mode, 120);
 
         assertThat(FAILED_ONCE).as("the failure was injected after rows were committed").isTrue();
         Map<String, Integer> occurrences = new HashMap<>();
@@ -161,19 +139,7 @@ class FlinkBridgeJdbcTest {
                 counts.computeIfAbsent(rows.getString(2), k -> new ArrayList<>()).add(rows.getLong(3));
             }
         }
-        TreeSet<Long> lost = new TreeSet<>();
-        for (long id = 0; id < ROWS; id++) {
-            if (!occurrences.containsKey(Long.toString(id))) {
-                lost.add(id);
-            }
-        }
-        assertThat(lost).as("lost ids").isEmpty();
-        assertThat(occurrences.values()).as("every id once").allMatch(n -> n == 1);
-        assertThat(occurrences).hasSize((int) ROWS);
-        assertThat(counts).hasSize(KEYS);
-        counts.forEach((key, values) -> assertThat(values.stream().sorted().toList())
-                .as("running counts of %s", key)
-                .isEqualTo(java.util.stream.LongStream.rangeClosed(1, values.size()).boxed().toList()));
+        BridgeJobs.assertExactlyOnce(occurrences, counts, ROWS, KEYS);
         try (Connection connection = connect(); Statement statement = connection.createStatement();
                 ResultSet prepared = statement.executeQuery("SELECT count(*) FROM pg_prepared_xacts")) {
             prepared.next();

@@ -10,15 +10,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -27,10 +23,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -55,10 +47,7 @@ class FlinkBridgeJobTest {
     private static final int KEYS = 10;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(2)
-            .build());
+    static final MiniClusterExtension FLINK = BridgeJobs.miniCluster();
 
     private static final AtomicBoolean FAILED_ONCE = new AtomicBoolean();
     private static volatile Path output;
@@ -86,13 +75,7 @@ class FlinkBridgeJobTest {
     }
 
     private void run(long rows, long rowsPerSecond) throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
+        StreamExecutionEnvironment env = BridgeJobs.environment();
         String path = output.toString();
         env.fromSource(OnceflowSource.of(() -> DatagenSource.builder().rows(rows).keys(KEYS)
                                 .rowsPerSecond(rowsPerSecond).splits(4).build(), TypeInformation.of(Event.class)),
@@ -101,15 +84,7 @@ class FlinkBridgeJobTest {
                 .keyBy(Event::key)
                 .process(new CountPerKey()).uid("count")
                 .sinkTo(OnceflowSink.of(() -> FileSystemSink.builder(path).build(), "files")).uid("files");
-        JobClient job = env.executeAsync("bridge-" + rows);
-        try {
-            job.getJobExecutionResult().get(90, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            // A bounded job that does not end lost track of a split; cancel it so it does not hold
-            // the MiniCluster's slots for the next test.
-            job.cancel().get(30, TimeUnit.SECONDS);
-            throw new AssertionError("the bounded job did not finish within 90 s: a split was lost or never ended", e);
-        }
+        BridgeJobs.runToEnd(env, "bridge-" + rows, 90);
     }
 
     @Test
@@ -157,28 +132,7 @@ class FlinkBridgeJobTest {
                 }
             }
         }
-        TreeSet<Long> lost = new TreeSet<>();
-        for (long id = 0; id < rows; id++) {
-            if (!occurrences.containsKey(Long.toString(id))) {
-                lost.add(id);
-            }
-        }
-        TreeSet<String> duplicated = new TreeSet<>();
-        occurrences.forEach((id, n) -> {
-            if (n > 1) {
-                duplicated.add(id);
-            }
-        });
-        assertThat(lost).as("lost ids").isEmpty();
-        assertThat(duplicated).as("duplicated ids").isEmpty();
-        assertThat(occurrences).as("ids").hasSize((int) rows);
-        assertThat(counts).as("keys").hasSize(KEYS);
-        counts.forEach((key, values) -> {
-            List<Long> sorted = values.stream().sorted().toList();
-            for (int i = 0; i < sorted.size(); i++) {
-                assertThat(sorted.get(i)).as("running counts of %s are 1..n", key).isEqualTo(i + 1L);
-            }
-        });
+        BridgeJobs.assertExactlyOnce(occurrences, counts, rows, KEYS);
         assertThat(hidden).as("in-progress files left behind").isEmpty();
     }
 
