@@ -1,0 +1,232 @@
+package dev.onceflow.benchmarks;
+
+import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.connector.datagen.EventGenerator;
+import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.execution.JobResult;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.serialization.Serializers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Issue #9, benchmark (a): the same job on Onceflow's runtime and on Apache Flink, in one JVM,
+ * interleaved rounds (see {@link InterleavedRounds}):
+ *
+ * <pre>
+ * datagen (20 M events, 1,000 keys, 16-character payloads) -> keyBy(key) -> a running count per key
+ *   in keyed state -> a discarding sink that counts what it receives
+ * parallelism 2, EXACTLY_ONCE checkpoints every second to a local directory
+ * </pre>
+ *
+ * <ul>
+ * <li><b>onceflow</b>: {@link DatagenSource} -> {@link CountByKey} -> {@link DiscardingSink} on
+ *     Onceflow's runtime, heap state backend (what {@link EndToEndBenchmark} calls "eo");
+ * <li><b>flink</b>: Flink's own {@link DataGeneratorSource} making the same events (the same
+ *     {@link EventGenerator}) -> the same count in Flink keyed state (hashmap backend) -> a
+ *     discarding sink, on a Flink MiniCluster (one task manager, two slots) started once before
+ *     the rounds, checkpoints to a local directory.
+ * </ul>
+ *
+ * <p>A run is timed from submission to the job's result, so both include starting the job and
+ * its last checkpoint; the MiniCluster itself is up before the first round. Each run must deliver
+ * exactly {@code rows} events to the sink, or the benchmark fails. The target of #9: Onceflow at
+ * least 2x Flink's throughput on one machine. Settings: {@code rows}, {@code rounds}.
+ */
+public final class FlinkComparisonBenchmark {
+
+    static final int PARALLELISM = 2;
+    static final int KEYS = 1000;
+    static final int PAYLOAD_SIZE = 16;
+    static final double TARGET = 2.0;
+    /** Static, so the generator lambda Flink serializes captures nothing. */
+    static final EventGenerator GENERATOR = new EventGenerator(KEYS, PAYLOAD_SIZE);
+    /** What the Flink job's sink received in the current run. */
+    static final LongAdder FLINK_RECEIVED = new LongAdder();
+
+    enum Runtime {
+        ONCEFLOW("onceflow runtime"), FLINK("flink minicluster");
+
+        final String label;
+
+        Runtime(String label) {
+            this.label = label;
+        }
+    }
+
+    public static void main(String[] args) {
+        try {
+            run(args);
+            System.exit(0);
+        } catch (Exception e) {
+            e.printStackTrace();
+            // The MiniCluster's threads would keep the JVM alive for minutes after a failure.
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
+        Map<String, String> arguments = BenchmarkArgs.parse("FlinkComparisonBenchmark", args, List.of("rows", "rounds"),
+                "rows=<n>, rounds=<n>");
+        long rows = Long.parseLong(arguments.getOrDefault("rows", "20000000").replace("_", ""));
+        int rounds = Integer.parseInt(arguments.getOrDefault("rounds", "3"));
+        Path root = Files.createTempDirectory("onceflow-flink-comparison-");
+        System.out.printf(Locale.ROOT, "FlinkComparisonBenchmark: datagen (%,d keys, %d-character payloads, parallelism %d)"
+                + " -> keyBy(key) -> running count -> discarding sink, EXACTLY_ONCE every 1 s; %,d rows per run, %d rounds;"
+                + " Java %s on %d processors, max heap %,d MB%n", KEYS, PAYLOAD_SIZE, PARALLELISM, rows, rounds,
+                System.getProperty("java.version"), java.lang.Runtime.getRuntime().availableProcessors(),
+                java.lang.Runtime.getRuntime().maxMemory() >> 20);
+        Configuration flinkConfig = new Configuration();
+        flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        flinkConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, root.resolve("flink").toUri().toString());
+        // Loopback only, on a free port.
+        flinkConfig.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        flinkConfig.set(RestOptions.ADDRESS, "127.0.0.1");
+        flinkConfig.set(RestOptions.BIND_PORT, "0");
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(flinkConfig)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(PARALLELISM)
+                .build());
+        cluster.start();
+        // Jobs go to the running cluster through its REST endpoint, as a client would submit them;
+        // the job's classes are on this JVM's class path, which the cluster's class loader sees.
+        java.net.URI rest = cluster.getRestAddress().get();
+        try {
+            InterleavedRounds<Runtime> interleaved = new InterleavedRounds<>(List.of(Runtime.FLINK, Runtime.ONCEFLOW),
+                    r -> r.label, "records");
+            int[] job = {0};
+            Map<Runtime, List<Double>> results = interleaved.run(rounds, runtime -> {
+                System.gc();
+                String name = "compare-" + (++job[0]);
+                return runtime == Runtime.ONCEFLOW ? onceflow(rows, root.resolve(name), name) : flink(rest, rows, name);
+            });
+            System.out.println();
+            System.out.print(interleaved.report(results, Runtime.FLINK, Runtime.ONCEFLOW, TARGET,
+                    "Onceflow >= 2x Flink's throughput on one machine"));
+        } finally {
+            cluster.close();
+            deleteRecursively(root);
+        }
+    }
+
+    private static double onceflow(long rows, Path checkpoints, String name) throws Exception {
+        DiscardingSink<Event> sink = new DiscardingSink<>();
+        StreamEnvironment env = StreamEnvironment.create()
+                .setParallelism(PARALLELISM)
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
+                        .withDirectory(checkpoints));
+        env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
+                        "datagen").uid("datagen")
+                .keyBy(Event::key, Serializers.STRING)
+                .process(CountByKey::new).uid("count")
+                .sinkTo(sink).uid("discard");
+        long start = System.nanoTime();
+        JobResult result = env.execute(name);
+        long nanos = System.nanoTime() - start;
+        check("onceflow", result.status() == JobResult.Status.FINISHED ? sink.received() : -1, rows);
+        return rows * 1e9 / nanos;
+    }
+
+    private static double flink(java.net.URI rest, long rows, String name) throws Exception {
+        FLINK_RECEIVED.reset();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(),
+                rest.getPort());
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(1_000);
+        env.fromSource(new DataGeneratorSource<>(index -> GENERATOR.eventAt(index), rows, TypeInformation.of(Event.class)),
+                        WatermarkStrategy.noWatermarks(), "datagen").uid("datagen")
+                .keyBy(Event::key)
+                .process(new FlinkCountByKey()).uid("count")
+                .sinkTo(new CountingDiscardingSink()).uid("discard");
+        long start = System.nanoTime();
+        env.execute(name);
+        long nanos = System.nanoTime() - start;
+        check("flink", FLINK_RECEIVED.sum(), rows);
+        return rows * 1e9 / nanos;
+    }
+
+    private static void check(String runtime, long received, long rows) {
+        if (received != rows) {
+            throw new IllegalStateException(runtime + ": the sink received " + received + " records, not " + rows);
+        }
+    }
+
+    /** {@link CountByKey} in Flink: the key's running count in a {@code ValueState<Long>}. */
+    static final class FlinkCountByKey extends KeyedProcessFunction<String, Event, Event> {
+        private transient ValueState<Long> count;
+
+        @Override
+        public void open(OpenContext context) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Event event, Context context, Collector<Event> out) throws IOException {
+            Long previous = count.value();
+            long next = previous == null ? 1 : previous + 1;
+            count.update(next);
+            out.collect(event.withCount(next));
+        }
+    }
+
+    /** Flink's discarding sink, counting what it drops (as Onceflow's {@link DiscardingSink} does). */
+    static final class CountingDiscardingSink implements Sink<Event> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public SinkWriter<Event> createWriter(WriterInitContext context) {
+            return new SinkWriter<>() {
+                private long received;
+
+                @Override
+                public void write(Event element, Context ignored) {
+                    received++;
+                }
+
+                @Override
+                public void flush(boolean endOfInput) {
+                }
+
+                @Override
+                public void close() {
+                    FLINK_RECEIVED.add(received);
+                }
+            };
+        }
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        try (var paths = Files.walk(root)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}
