@@ -28,6 +28,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -105,10 +106,16 @@ public final class FlinkComparisonBenchmark {
         Configuration flinkConfig = new Configuration();
         flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         flinkConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, root.resolve("flink").toUri().toString());
+        // Every checkpoint of a run in the REST history the benchmark reads (default: the last 10).
+        flinkConfig.set(org.apache.flink.configuration.WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
         // Loopback only, on a free port.
         flinkConfig.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         flinkConfig.set(RestOptions.ADDRESS, "127.0.0.1");
         flinkConfig.set(RestOptions.BIND_PORT, "0");
+        flinkConfig.set(TaskManagerOptions.HOST, "127.0.0.1");
+        flinkConfig.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.ADDRESS, "127.0.0.1");
+        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.BIND_HOST, "127.0.0.1");
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(flinkConfig)
                 .setNumTaskManagers(1)
@@ -148,9 +155,13 @@ public final class FlinkComparisonBenchmark {
                 .process(CountByKey::new).uid("count")
                 .sinkTo(sink).uid("discard");
         long start = System.nanoTime();
-        JobResult result = env.execute(name);
+        dev.onceflow.runtime.execution.JobClient client = env.executeAsync(name);
+        JobResult result = client.result().get();
         long nanos = System.nanoTime() - start;
         check("onceflow", result.status() == JobResult.Status.FINISHED ? sink.received() : -1, rows);
+        List<Long> durations = client.checkpointHistory().entries().stream()
+                .filter(stats -> stats.completed()).map(stats -> stats.durationMillis()).sorted().toList();
+        printCheckpoints(Runtime.ONCEFLOW, durations);
         return rows * 1e9 / nanos;
     }
 
@@ -166,10 +177,42 @@ public final class FlinkComparisonBenchmark {
                 .process(new FlinkCountByKey()).uid("count")
                 .sinkTo(new CountingDiscardingSink()).uid("discard");
         long start = System.nanoTime();
-        env.execute(name);
+        org.apache.flink.core.execution.JobClient client = env.executeAsync(name);
+        client.getJobExecutionResult().get();
         long nanos = System.nanoTime() - start;
         check("flink", FLINK_RECEIVED.sum(), rows);
+        printCheckpoints(Runtime.FLINK, flinkCheckpointDurations(rest, client.getJobID().toHexString()));
         return rows * 1e9 / nanos;
+    }
+
+    /**
+     * The durations (trigger to completion, ms) of the job's completed checkpoints, from the
+     * cluster's REST API ({@code /jobs/<id>/checkpoints}, its history of recent checkpoints).
+     */
+    private static List<Long> flinkCheckpointDurations(java.net.URI rest, String jobId) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(rest.resolve("/jobs/" + jobId + "/checkpoints")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        com.fasterxml.jackson.databind.JsonNode history = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(response.body()).path("history");
+        List<Long> durations = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode checkpoint : history) {
+            if ("COMPLETED".equals(checkpoint.path("status").asText())) {
+                durations.add(checkpoint.path("end_to_end_duration").asLong());
+            }
+        }
+        durations.sort(null);
+        return durations;
+    }
+
+    /** One line per run: how many checkpoints completed and how long they took (median, max). */
+    private static void printCheckpoints(Runtime runtime, List<Long> sortedMillis) {
+        if (sortedMillis.isEmpty()) {
+            System.out.printf(Locale.ROOT, "           %-30s no completed checkpoint%n", runtime.label);
+            return;
+        }
+        System.out.printf(Locale.ROOT, "           %-30s %d checkpoints, duration median %d ms, max %d ms%n", runtime.label,
+                sortedMillis.size(), sortedMillis.get(sortedMillis.size() / 2), sortedMillis.get(sortedMillis.size() - 1));
     }
 
     private static void check(String runtime, long received, long rows) {

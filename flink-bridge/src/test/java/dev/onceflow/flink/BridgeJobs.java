@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.LongStream;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -22,9 +24,21 @@ final class BridgeJobs {
     private BridgeJobs() {
     }
 
-    /** One task manager with two slots: a parallelism-2 job, chained, fits. */
+    /**
+     * One task manager with two slots: a parallelism-2 job, chained, fits. Its REST endpoint and
+     * task manager listen on 127.0.0.1 only, on free ports.
+     */
     static MiniClusterExtension miniCluster() {
+        Configuration loopback = new Configuration();
+        loopback.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        loopback.set(RestOptions.ADDRESS, "127.0.0.1");
+        loopback.set(RestOptions.BIND_PORT, "0");
+        loopback.set(TaskManagerOptions.HOST, "127.0.0.1");
+        loopback.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        loopback.set(org.apache.flink.configuration.JobManagerOptions.ADDRESS, "127.0.0.1");
+        loopback.set(org.apache.flink.configuration.JobManagerOptions.BIND_HOST, "127.0.0.1");
         return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setConfiguration(loopback)
                 .setNumberTaskManagers(1)
                 .setNumberSlotsPerTaskManager(2)
                 .build());
