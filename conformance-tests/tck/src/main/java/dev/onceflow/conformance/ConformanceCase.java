@@ -56,7 +56,7 @@ public final class ConformanceCase {
     }
 
     public JobProcess start(String resume, JobProcess.Faults armed) throws IOException {
-        return JobProcess.start(jobFile, resume, armed, log());
+        return JobProcess.start(suite.target(), jobFile, resume, armed, log());
     }
 
     /**
@@ -166,7 +166,11 @@ public final class ConformanceCase {
         assertThat(status).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
     }
 
-    /** The highest id with a {@code _metadata} file, on local disk or wherever the case keeps checkpoints. */
+    /**
+     * The highest id with a {@code _metadata} file, on local disk or wherever the case keeps
+     * checkpoints: in the job's directory (Onceflow's runtime) or one level below it (Flink keeps
+     * them under the job id).
+     */
     private long highestCompletedCheckpoint() throws IOException {
         CheckpointLocation dir = spec.jobDirectory();
         CheckpointFileSystem storage = CheckpointFileSystem.of(dir);
@@ -174,12 +178,22 @@ public final class ConformanceCase {
             return 0;
         }
         long highest = 0;
-        for (CheckpointLocation checkpoint : storage.listDirectories(dir)) {
-            if (checkpoint.name().matches("(chk|savepoint)-\\d+") && storage.exists(checkpoint.resolve("_metadata"))) {
-                highest = Math.max(highest, Long.parseLong(checkpoint.name().replaceAll("\\D", "")));
+        for (CheckpointLocation child : storage.listDirectories(dir)) {
+            if (child.name().matches("(chk|savepoint)-\\d+")) {
+                highest = Math.max(highest, completedId(storage, child));
+            } else if (child.name().matches("[0-9a-f]{32}")) {
+                for (CheckpointLocation checkpoint : storage.listDirectories(child)) {
+                    if (checkpoint.name().matches("chk-\\d+")) {
+                        highest = Math.max(highest, completedId(storage, checkpoint));
+                    }
+                }
             }
         }
         return highest;
+    }
+
+    private static long completedId(CheckpointFileSystem storage, CheckpointLocation checkpoint) throws IOException {
+        return storage.exists(checkpoint.resolve("_metadata")) ? Long.parseLong(checkpoint.name().replaceAll("\\D", "")) : 0;
     }
 
     public void countCrash(String what) {

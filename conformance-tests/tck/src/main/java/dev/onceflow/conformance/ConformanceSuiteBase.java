@@ -73,6 +73,15 @@ public abstract class ConformanceSuiteBase {
         return settings;
     }
 
+    /**
+     * The runtime the job under test runs on: Onceflow's own unless a suite overrides it, e.g.
+     * with {@code FlinkTarget.FLINK} from {@code onceflow-conformance-flink} to prove the same
+     * connector exactly-once on Apache Flink with the same fixture and crash schedule.
+     */
+    protected ExecutionTarget target() {
+        return ExecutionTarget.ONCEFLOW;
+    }
+
     ConformanceReport report() {
         return report;
     }
@@ -80,8 +89,8 @@ public abstract class ConformanceSuiteBase {
     @BeforeAll
     void startExternalSystem() throws Exception {
         system().start();
-        String connector = system().variant().isEmpty() ? connectorIdentifier()
-                : connectorIdentifier() + "-" + system().variant();
+        String connector = (system().variant().isEmpty() ? connectorIdentifier()
+                : connectorIdentifier() + "-" + system().variant()) + target().suffix();
         report = new ConformanceReport(connector, kind(), settings);
         workRoot = Path.of("target", "conformance-work", kind() + "-" + connector).toAbsolutePath();
         deleteRecursively(workRoot);
@@ -192,7 +201,8 @@ public abstract class ConformanceSuiteBase {
         c.use(c.spec().withTimeout("1000ms").withRowsPerSecond(atMost(c.spec().rowsPerSecond(), settings.rows() / 10)));
         c.crashAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@4",
                 FaultPoints.TASK_AFTER_SNAPSHOT_BEFORE_ACK + "@2=2500");
-        assertThat(Files.readString(c.log())).as("a checkpoint was aborted by its timeout").contains("aborted: timed out");
+        assertThat(Files.readString(c.log())).as("a checkpoint was aborted by its timeout")
+                .contains(target().checkpointTimedOut());
         c.finish();
         c.assertExactlyOnce(replayRule());
     }

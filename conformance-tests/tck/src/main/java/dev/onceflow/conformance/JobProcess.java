@@ -66,12 +66,17 @@ public final class JobProcess {
         }
     }
 
-    /** Starts {@code onceflow run <jobFile> --resume <resume>} ({@code latest} or a directory). */
+    /** Starts {@code onceflow run <jobFile> --resume <resume>} ({@code latest} or a directory) on Onceflow's runtime. */
     public static JobProcess start(Path jobFile, String resume, Faults faults, Path log) throws IOException {
+        return start(ExecutionTarget.ONCEFLOW, jobFile, resume, faults, log);
+    }
+
+    /** Starts the job of {@code jobFile} on {@code target}, resuming from {@code resume} ({@code latest} or a directory). */
+    public static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx512m");
-        command.add("-XX:TieredStopAtLevel=1"); // short-lived JVMs: start fast rather than peak fast
+        command.addAll(target.jvmOptions()); // short-lived JVMs: start fast rather than peak fast
         if (faults.haltAt() != null) {
             command.add("-Donceflow.fault=" + faults.haltAt());
         }
@@ -80,14 +85,14 @@ public final class JobProcess {
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add("dev.onceflow.runtime.cli.OnceflowCli");
+        command.add(target.mainClass());
         command.add("run");
         command.add(jobFile.toString());
         command.add("--resume");
         command.add(resume);
         command.add("--progress-interval");
         command.add("0");
-        Files.writeString(log, "=== onceflow run --resume " + resume + " (faults: " + faults + ")\n",
+        Files.writeString(log, "=== " + target.name() + " run --resume " + resume + " (faults: " + faults + ")\n",
                 StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.getParent().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
