@@ -181,7 +181,7 @@ public final class JobFileLoader {
     }
 
     /** The checkpoint settings of a job file over the defaults. */
-    static CheckpointConfig checkpointConfig(JobFile.Checkpoints c, String where) throws JobFileException {
+    public static CheckpointConfig checkpointConfig(JobFile.Checkpoints c, String where) throws JobFileException {
         CheckpointConfig d = CheckpointConfig.defaults();
         if (c == null) {
             return d;
