@@ -103,25 +103,7 @@ public final class FlinkComparisonBenchmark {
                 + " Java %s on %d processors, max heap %,d MB%n", KEYS, PAYLOAD_SIZE, PARALLELISM, rows, rounds,
                 System.getProperty("java.version"), java.lang.Runtime.getRuntime().availableProcessors(),
                 java.lang.Runtime.getRuntime().maxMemory() >> 20);
-        Configuration flinkConfig = new Configuration();
-        flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        flinkConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, root.resolve("flink").toUri().toString());
-        // Every checkpoint of a run in the REST history the benchmark reads (default: the last 10).
-        flinkConfig.set(org.apache.flink.configuration.WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
-        // Loopback only, on a free port.
-        flinkConfig.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-        flinkConfig.set(RestOptions.ADDRESS, "127.0.0.1");
-        flinkConfig.set(RestOptions.BIND_PORT, "0");
-        flinkConfig.set(TaskManagerOptions.HOST, "127.0.0.1");
-        flinkConfig.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
-        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.ADDRESS, "127.0.0.1");
-        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.BIND_HOST, "127.0.0.1");
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(flinkConfig)
-                .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(PARALLELISM)
-                .build());
-        cluster.start();
+        MiniCluster cluster = startMiniCluster(root.resolve("flink"));
         // Jobs go to the running cluster through its REST endpoint, as a client would submit them;
         // the job's classes are on this JVM's class path, which the cluster's class loader sees.
         java.net.URI rest = cluster.getRestAddress().get();
@@ -186,10 +168,38 @@ public final class FlinkComparisonBenchmark {
     }
 
     /**
+     * A Flink MiniCluster with one task manager of {@link #PARALLELISM} slots, listening on
+     * 127.0.0.1 only on free ports, hashmap state, checkpoints to {@code checkpoints} on local
+     * disk, and every checkpoint of a job kept in the REST history the benchmarks read.
+     */
+    static MiniCluster startMiniCluster(Path checkpoints) throws Exception {
+        Configuration flinkConfig = new Configuration();
+        flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        flinkConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        // Every checkpoint of a run in the REST history the benchmark reads (default: the last 10).
+        flinkConfig.set(org.apache.flink.configuration.WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
+        // Loopback only, on a free port.
+        flinkConfig.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        flinkConfig.set(RestOptions.ADDRESS, "127.0.0.1");
+        flinkConfig.set(RestOptions.BIND_PORT, "0");
+        flinkConfig.set(TaskManagerOptions.HOST, "127.0.0.1");
+        flinkConfig.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.ADDRESS, "127.0.0.1");
+        flinkConfig.set(org.apache.flink.configuration.JobManagerOptions.BIND_HOST, "127.0.0.1");
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(flinkConfig)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(PARALLELISM)
+                .build());
+        cluster.start();
+        return cluster;
+    }
+
+    /**
      * The durations (trigger to completion, ms) of the job's completed checkpoints, from the
      * cluster's REST API ({@code /jobs/<id>/checkpoints}, its history of recent checkpoints).
      */
-    private static List<Long> flinkCheckpointDurations(java.net.URI rest, String jobId) throws Exception {
+    static List<Long> flinkCheckpointDurations(java.net.URI rest, String jobId) throws Exception {
         java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
                 java.net.http.HttpRequest.newBuilder(rest.resolve("/jobs/" + jobId + "/checkpoints")).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());

@@ -4,6 +4,7 @@ import dev.onceflow.connector.datagen.EventGenerator;
 import dev.onceflow.connector.kafka.KafkaSource;
 import dev.onceflow.connector.kafka.sink.KafkaSink;
 import dev.onceflow.connector.kafka.sink.KafkaSinkMode;
+import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.cli.CountByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
@@ -49,8 +50,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * in the payload, and the time at which a {@code read_committed} reader of the output sees each
  * record.
  *
+ * <p>The {@code flink} configuration (#9 (b)) runs the same pipeline with Flink's own
+ * {@code flink-connector-kafka} source and exactly-once sink on a Flink MiniCluster in a child JVM
+ * ({@link FlinkKafkaJob}); the report compares it with Onceflow's exactly-once sink.
+ *
  * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
- * 2,000,000), {@code rounds} (default 3), {@code configs} (default {@code plain,eo,wal}),
+ * 2,000,000), {@code rounds} (default 3), {@code configs} (default {@code plain,eo,wal,flink}),
  * {@code latency-rate} (records per second, default 20,000), {@code latency-seconds} (default 20).
  */
 public final class KafkaBenchmark {
@@ -61,13 +66,15 @@ public final class KafkaBenchmark {
     static final int PAYLOAD_SIZE = 16;
     /** The target: exactly-once keeps at least 0.9 of the plain loop's throughput. */
     static final double TARGET_RATIO = 0.9;
-    private static final List<String> SETTINGS = List.of("rows", "rounds", "configs", "latency-rate", "latency-seconds");
+    static final List<String> SETTINGS = List.of("rows", "rounds", "configs", "latency-rate", "latency-seconds");
 
     /** The configurations compared; the first is the baseline of every ratio. */
     enum Config {
         PLAIN("plain", "plain consume-produce loop", null),
         EXACTLY_ONCE("eo", "exactly-once sink", KafkaSinkMode.EXACTLY_ONCE),
-        WRITE_AHEAD("wal", "write-ahead sink", KafkaSinkMode.WRITE_AHEAD);
+        WRITE_AHEAD("wal", "write-ahead sink", KafkaSinkMode.WRITE_AHEAD),
+        /** #9 (b): Flink's own KafkaSource and exactly-once KafkaSink on a MiniCluster ({@link FlinkKafkaJob}). */
+        FLINK("flink", "flink kafka exactly-once", null);
 
         final String shortName;
         final String label;
@@ -83,6 +90,8 @@ public final class KafkaBenchmark {
     private final EmbeddedKafkaBroker broker;
     private final Path checkpointRoot;
     private int runCounter;
+    /** The child JVM with Flink's MiniCluster: started at the first Flink run, kept for the others. */
+    private FlinkKafkaJob.Child flink;
 
     KafkaBenchmark(EmbeddedKafkaBroker broker, Path checkpointRoot) {
         this.broker = broker;
@@ -91,17 +100,14 @@ public final class KafkaBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> values = BenchmarkArgs.parse("KafkaBenchmark", args, SETTINGS,
-                "rows=<n>, rounds=<n>, configs=<plain,eo,wal>, latency-rate=<records/s>, latency-seconds=<n>");
-        long rows = Long.parseLong(values.getOrDefault("rows", "2000000").replace("_", ""));
-        int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
-        int latencyRate = Integer.parseInt(values.getOrDefault("latency-rate", "20000").replace("_", ""));
-        int latencySeconds = Integer.parseInt(values.getOrDefault("latency-seconds", "20"));
-        List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "plain,eo,wal"), Config.values(),
+                "rows=<n>, rounds=<n>, configs=<plain,eo,wal,flink>, latency-rate=<records/s>, latency-seconds=<n>");
+        Settings settings = Settings.of("KafkaBenchmark", values, 2_000_000, 20_000);
+        long rows = settings.rows();
+        int rounds = settings.rounds();
+        int latencyRate = settings.latencyRate();
+        int latencySeconds = settings.latencySeconds();
+        List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "plain,eo,wal,flink"), Config.values(),
                 c -> c.shortName);
-        if (rows < 1 || rounds < 1 || latencyRate < 1 || latencySeconds < 1) {
-            System.err.println("KafkaBenchmark: rows, rounds, latency-rate and latency-seconds must be >= 1");
-            System.exit(2);
-        }
         Path root = Files.createTempDirectory("onceflow-kafka-benchmark-");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             KafkaBenchmark benchmark = new KafkaBenchmark(broker, root);
@@ -113,15 +119,38 @@ public final class KafkaBenchmark {
                     + "processors%n", rows, rounds, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
             String input = benchmark.fillInput(rows);
-            Map<Config, List<Double>> throughput = benchmark.throughput(input, rows, rounds, configs);
+            Map<Config, List<Double>> throughput;
             Map<Config, long[]> latency = new EnumMap<>(Config.class);
-            for (Config config : configs) {
-                latency.put(config, benchmark.latency(config, latencyRate, latencySeconds));
+            try {
+                throughput = benchmark.throughput(input, rows, rounds, configs);
+                for (Config config : configs) {
+                    latency.put(config, benchmark.latency(config, latencyRate, latencySeconds));
+                }
+            } finally {
+                benchmark.closeFlink();
             }
             System.out.println();
             System.out.print(report(throughput, latency, rows, latencyRate));
         } finally {
             EndToEndBenchmark.deleteRecursively(root);
+        }
+    }
+
+    /** The settings shared by the Kafka benchmarks: rows per run, rounds, and the latency run's rate and length. */
+    record Settings(long rows, int rounds, int latencyRate, int latencySeconds) {
+
+        /** Reads them from {@code values}, with the given defaults; exits with status 2 on a value below 1. */
+        static Settings of(String benchmark, Map<String, String> values, long defaultRows, int defaultRate) {
+            Settings settings = new Settings(
+                    Long.parseLong(values.getOrDefault("rows", Long.toString(defaultRows)).replace("_", "")),
+                    Integer.parseInt(values.getOrDefault("rounds", "3")),
+                    Integer.parseInt(values.getOrDefault("latency-rate", Integer.toString(defaultRate)).replace("_", "")),
+                    Integer.parseInt(values.getOrDefault("latency-seconds", "20")));
+            if (settings.rows < 1 || settings.rounds < 1 || settings.latencyRate < 1 || settings.latencySeconds < 1) {
+                System.err.println(benchmark + ": rows, rounds, latency-rate and latency-seconds must be >= 1");
+                System.exit(2);
+            }
+            return settings;
         }
     }
 
@@ -162,14 +191,10 @@ public final class KafkaBenchmark {
         long start = System.nanoTime();
         if (config == Config.PLAIN) {
             plainLoop(input, output, rows);
+        } else if (config == Config.FLINK) {
+            printCheckpoints(config.label, flink().runBounded(input, output, null));
         } else {
-            JobClient client = startJob(config, input, output, true);
-            JobResult result = client.result().get();
-            if (result.status() != JobResult.Status.FINISHED || result.restarts() != 0) {
-                throw new IllegalStateException("benchmark job into " + output + " ended " + result.status()
-                        + " after " + result.restarts() + " restarts; the throughput would be meaningless");
-            }
-            EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
+            printCheckpoints(config.label, awaitFinished(startJob(config, input, output, true), output));
         }
         long nanos = System.nanoTime() - start;
         verify(config, output, rows);
@@ -201,17 +226,28 @@ public final class KafkaBenchmark {
     }
 
     private JobClient startJob(Config config, String input, String output, boolean bounded) throws Exception {
-        StreamEnvironment env = StreamEnvironment.create()
-                .setParallelism(PARALLELISM)
-                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
-                        .withDirectory(checkpointRoot));
-        env.fromSource(KafkaSource.builder(broker.bootstrapServers()).topics(List.of(input)).bounded(bounded).build(),
-                        "kafka-in").uid("kafka-in")
-                .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count-by-key")
+        StreamEnvironment env = environment(checkpointRoot);
+        countedFromKafka(env, broker, input, bounded)
                 .sinkTo(KafkaSink.builder(broker.bootstrapServers(), output).transactionalIdPrefix(output)
                         .build(config.mode)).uid("kafka-out");
         return env.executeAsync("kafka-" + output);
+    }
+
+    /** Parallelism 2, checkpoints every second into {@code checkpointRoot}. */
+    static StreamEnvironment environment(Path checkpointRoot) {
+        return StreamEnvironment.create()
+                .setParallelism(PARALLELISM)
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
+                        .withDirectory(checkpointRoot));
+    }
+
+    /** {@code kafka source(input) -> keyBy(key).process(CountByKey)}, the part every Kafka benchmark job shares. */
+    static DataStream<Event> countedFromKafka(StreamEnvironment env, EmbeddedKafkaBroker broker, String input,
+            boolean bounded) {
+        return env.fromSource(KafkaSource.builder(broker.bootstrapServers()).topics(List.of(input)).bounded(bounded)
+                        .build(), "kafka-in").uid("kafka-in")
+                .keyBy(Event::key, Serializers.STRING)
+                .process(CountByKey::new).uid("count-by-key");
     }
 
     /** The output must hold exactly ids 0..rows-1 for a read_committed reader. */
@@ -256,10 +292,39 @@ public final class KafkaBenchmark {
         if (config == Config.PLAIN) {
             plain = new Thread(() -> plainLoop(input, output, total), "plain-loop");
             plain.start();
+        } else if (config == Config.FLINK) {
+            flink().startUnbounded(input, output, null);
         } else {
             client = startJob(config, input, output, false);
         }
         reader.start();
+        produceTimestamped(input, rate, total);
+        reader.join(Duration.ofMinutes(2).toMillis());
+        if (plain != null) {
+            plain.join(Duration.ofMinutes(1).toMillis());
+        }
+        if (client != null) {
+            client.cancel();
+            client.result().get();
+            EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
+        }
+        if (config == Config.FLINK) {
+            flink().cancel();
+        }
+        if (!done.get()) {
+            throw new IllegalStateException(config.label + ": the output did not receive all " + total + " records");
+        }
+        Arrays.sort(latencies);
+        System.out.printf(Locale.ROOT, "  latency  %-26s p50 %,6d ms  p99 %,6d ms  max %,6d ms%n", config.label,
+                percentile(latencies, 0.50), percentile(latencies, 0.99), latencies[latencies.length - 1]);
+        return latencies;
+    }
+
+    /**
+     * Writes events {@code 0..total-1} into {@code input} at {@code rate} per second, each with
+     * its send time (epoch millis) as its payload.
+     */
+    void produceTimestamped(String input, int rate, int total) {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerSettings())) {
             long start = System.nanoTime();
             for (int i = 0; i < total; i++) {
@@ -271,22 +336,47 @@ public final class KafkaBenchmark {
                         Long.toString(System.currentTimeMillis()), 0)));
             }
         }
-        reader.join(Duration.ofMinutes(2).toMillis());
-        if (plain != null) {
-            plain.join(Duration.ofMinutes(1).toMillis());
+    }
+
+    private FlinkKafkaJob.Child flink() throws Exception {
+        if (flink == null) {
+            flink = new FlinkKafkaJob.Child(broker.bootstrapServers(), checkpointRoot.resolve("flink"));
         }
-        if (client != null) {
-            client.cancel();
-            client.result().get();
-            EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
+        return flink;
+    }
+
+    /** Stops Flink's child JVM, if a Flink run started it. */
+    void closeFlink() throws Exception {
+        if (flink != null) {
+            flink.close();
         }
-        if (!done.get()) {
-            throw new IllegalStateException(config.label + ": the output did not receive all " + total + " records");
+    }
+
+    /**
+     * Waits for a bounded Onceflow job into {@code output} to finish; the durations (ms, sorted) of
+     * its completed checkpoints. A job that failed or restarted fails the benchmark.
+     */
+    static List<Long> awaitFinished(JobClient client, String output) throws Exception {
+        JobResult result = client.result().get();
+        if (result.status() != JobResult.Status.FINISHED || result.restarts() != 0) {
+            throw new IllegalStateException("benchmark job into " + output + " ended " + result.status()
+                    + " after " + result.restarts() + " restarts; the throughput would be meaningless");
         }
-        Arrays.sort(latencies);
-        System.out.printf(Locale.ROOT, "  latency  %-26s p50 %,6d ms  p99 %,6d ms  max %,6d ms%n", config.label,
-                percentile(latencies, 0.50), percentile(latencies, 0.99), latencies[latencies.length - 1]);
-        return latencies;
+        List<Long> durations = client.checkpointHistory().entries().stream()
+                .filter(stats -> stats.completed()).map(stats -> stats.durationMillis()).sorted().toList();
+        EndToEndBenchmark.deleteRecursively(client.jobDirectory().toPath());
+        return durations;
+    }
+
+    /** One line per run: how many checkpoints completed and how long they took (median, max). */
+    static void printCheckpoints(String label, List<Long> sortedMillis) {
+        if (sortedMillis.isEmpty()) {
+            System.out.printf(Locale.ROOT, "           %-26s no completed checkpoint%n", label);
+        } else {
+            System.out.printf(Locale.ROOT, "           %-26s %d checkpoints, duration median %d ms, max %d ms%n",
+                    label, sortedMillis.size(), sortedMillis.get(sortedMillis.size() / 2),
+                    sortedMillis.get(sortedMillis.size() - 1));
+        }
     }
 
     /** Reads {@code expected} records of {@code topic} as read_committed, from the beginning. */
@@ -341,7 +431,7 @@ public final class KafkaBenchmark {
                 EventFormat.toLine(event).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static long percentile(long[] sorted, double p) {
+    static long percentile(long[] sorted, double p) {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
 
@@ -371,6 +461,18 @@ public final class KafkaBenchmark {
             line.append(String.format(Locale.ROOT, " %,13.0f %8.3f %,9d %,9d", median, median / baseline,
                     lat == null ? -1 : percentile(lat, 0.5), lat == null ? -1 : percentile(lat, 0.99)));
             out.append(line).append('\n');
+        }
+        if (throughput.containsKey(Config.FLINK) && throughput.containsKey(Config.EXACTLY_ONCE)) {
+            double ratio = BenchmarkArgs.median(throughput.get(Config.EXACTLY_ONCE))
+                    / BenchmarkArgs.median(throughput.get(Config.FLINK));
+            long[] ours = latency.get(Config.EXACTLY_ONCE);
+            long[] theirs = latency.get(Config.FLINK);
+            boolean lowerP99 = ours != null && theirs != null && percentile(ours, 0.99) < percentile(theirs, 0.99);
+            out.append(String.format(Locale.ROOT, "%nTarget #9 (b): Onceflow exactly-once >= 1x Flink's throughput, with a "
+                    + "lower p99 end-to-end latency: %s (ratio %.3f; p99 %s ms vs %s ms)%n",
+                    ratio >= 1.0 && lowerP99 ? "MET" : "NOT MET", ratio,
+                    ours == null ? "-" : Long.toString(percentile(ours, 0.99)),
+                    theirs == null ? "-" : Long.toString(percentile(theirs, 0.99))));
         }
         if (throughput.containsKey(Config.PLAIN) && throughput.containsKey(Config.EXACTLY_ONCE)) {
             double ratio = BenchmarkArgs.median(throughput.get(Config.EXACTLY_ONCE)) / baseline;
