@@ -36,6 +36,7 @@ final class ControlEndpoint implements AutoCloseable {
     private final HttpServer server;
     private final Path controlFile;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean stopRequested = new java.util.concurrent.atomic.AtomicBoolean();
 
     ControlEndpoint(JobClient job, Path jobDirectory) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -52,6 +53,9 @@ final class ControlEndpoint implements AutoCloseable {
                     return;
                 }
                 boolean stop = String.valueOf(exchange.getRequestURI().getQuery()).contains("stop=true");
+                if (stop) {
+                    stopRequested.set(true);
+                }
                 String pointer = savepoint(job, jobDirectory.toUri().toString(), stop);
                 URI uri = URI.create(pointer);
                 respond(exchange, 200, Map.of("path", "file".equals(uri.getScheme()) ? Path.of(uri).toString() : pointer));
@@ -97,6 +101,11 @@ final class ControlEndpoint implements AutoCloseable {
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
         }
+    }
+
+    /** Whether a stop-with-savepoint was asked for: a job that then ends was stopped, not finished. */
+    boolean stopRequested() {
+        return stopRequested.get();
     }
 
     /** Lets an answer being written go out (a stop-with-savepoint ends the job before it is sent), then stops. */

@@ -75,6 +75,16 @@ import org.apache.flink.util.Collector;
  */
 public final class FlinkJobRunner {
 
+    /**
+     * Written into the job's directory when the job reached the end of its input. Flink discards a
+     * job's retained checkpoints once it finishes (asynchronously, so sometimes before this JVM
+     * exits and sometimes not), where Onceflow's runtime keeps the final one and a later
+     * {@code --resume latest} restores it and ends at once. With the marker the runner does the
+     * same deterministically: {@code --resume latest} after the end of input ends at once, instead
+     * of starting the job afresh and writing its output a second time.
+     */
+    static final String FINISHED_MARKER = "_finished-on-flink";
+
     /** Exit status of a job that failed, as {@code onceflow run}'s. */
     static final int JOB_FAILED = 1;
     /** Exit status of a job file that cannot run. */
@@ -131,6 +141,12 @@ public final class FlinkJobRunner {
         Path jobDirectory = checkpoints.directory().resolve(spec.name()).toPath().toAbsolutePath();
         Files.createDirectories(jobDirectory);
         JobID jobId = jobIdOf(spec.name());
+        Path finished = jobDirectory.resolve(FINISHED_MARKER);
+        if (resume.equals("latest") && Files.exists(finished)) {
+            System.out.printf("Job %s reached the end of its input in an earlier run; nothing to resume%n", spec.name());
+            return 0;
+        }
+        Files.deleteIfExists(finished); // an explicit --resume starts a history of its own
         String restore = restorePath(resume, jobDirectory.resolve(jobId.toHexString()), where);
 
         int parallelism = spec.parallelism() == null ? 1 : spec.parallelism();
@@ -146,14 +162,19 @@ public final class FlinkJobRunner {
         JobClient job = env.executeAsync(spec.name());
         System.out.printf("Job %s: %s on Flink; checkpoints every %d ms%s%n", spec.name(), description,
                 checkpoints.interval().toMillis(), restore == null ? "" : ", restored from " + restore);
+        boolean stopped;
         try (ControlEndpoint control = new ControlEndpoint(job, jobDirectory)) {
             job.getJobExecutionResult().get();
+            stopped = control.stopRequested();
         } catch (ExecutionException e) {
             System.err.println("onceflow-on-flink: job " + spec.name() + " failed: " + rootMessage(e));
             e.getCause().printStackTrace();
             return JOB_FAILED;
         }
-        System.out.printf("Job %s finished%n", spec.name());
+        if (!stopped) {
+            Files.writeString(finished, jobId.toHexString() + "\n");
+        }
+        System.out.printf("Job %s %s%n", spec.name(), stopped ? "stopped with a savepoint" : "finished");
         return 0;
     }
 
