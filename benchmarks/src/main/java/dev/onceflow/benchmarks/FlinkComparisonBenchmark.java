@@ -58,7 +58,18 @@ import org.apache.flink.util.Collector;
  * <p>A run is timed from submission to the job's result, so both include starting the job and
  * its last checkpoint; the MiniCluster itself is up before the first round. Each run must deliver
  * exactly {@code rows} events to the sink, or the benchmark fails. The target of #9: Onceflow at
- * least 2x Flink's throughput on one machine. Settings: {@code rows}, {@code rounds}.
+ * least 2x Flink's throughput on one machine.
+ *
+ * <p>Then the end-to-end latency of each, in one more run: the same pipeline with the source
+ * rate-limited ({@code latency-rate}, total over both subtasks) for {@code latency-seconds}, a map
+ * chained to the source stamping each event with {@link System#nanoTime()}, and a sink that
+ * records the time from the stamp to its arrival. Both runtimes run in this JVM, so the clocks
+ * agree. With a discarding sink nothing waits for a checkpoint: this is the time a record spends
+ * in the runtime (its queues, the keyBy exchange, the barrier alignments), which a transactional
+ * sink adds its commit to (see {@link KafkaBenchmark} and {@link KafkaPostgresBenchmark}).
+ *
+ * <p>Settings: {@code rows} (default 20,000,000), {@code rounds} (3), {@code latency-rate}
+ * (50,000 records/s), {@code latency-seconds} (20).
  */
 public final class FlinkComparisonBenchmark {
 
@@ -93,10 +104,16 @@ public final class FlinkComparisonBenchmark {
     }
 
     private static void run(String[] args) throws Exception {
-        Map<String, String> arguments = BenchmarkArgs.parse("FlinkComparisonBenchmark", args, List.of("rows", "rounds"),
-                "rows=<n>, rounds=<n>");
+        Map<String, String> arguments = BenchmarkArgs.parse("FlinkComparisonBenchmark", args,
+                List.of("rows", "rounds", "latency-rate", "latency-seconds"),
+                "rows=<n>, rounds=<n>, latency-rate=<records/s>, latency-seconds=<n>");
         long rows = Long.parseLong(arguments.getOrDefault("rows", "20000000").replace("_", ""));
         int rounds = Integer.parseInt(arguments.getOrDefault("rounds", "3"));
+        int latencyRate = Integer.parseInt(arguments.getOrDefault("latency-rate", "50000").replace("_", ""));
+        int latencySeconds = Integer.parseInt(arguments.getOrDefault("latency-seconds", "20"));
+        if (rows < 1 || rounds < 1 || latencyRate < 1 || latencySeconds < 3) {
+            throw new IllegalArgumentException("rows, rounds and latency-rate must be >= 1, latency-seconds >= 3");
+        }
         Path root = Files.createTempDirectory("onceflow-flink-comparison-");
         System.out.printf(Locale.ROOT, "FlinkComparisonBenchmark: datagen (%,d keys, %d-character payloads, parallelism %d)"
                 + " -> keyBy(key) -> running count -> discarding sink, EXACTLY_ONCE every 1 s; %,d rows per run, %d rounds;"
@@ -116,9 +133,24 @@ public final class FlinkComparisonBenchmark {
                 String name = "compare-" + (++job[0]);
                 return runtime == Runtime.ONCEFLOW ? onceflow(rows, root.resolve(name), name) : flink(rest, rows, name);
             });
+            Map<Runtime, long[]> latencies = new java.util.EnumMap<>(Runtime.class);
+            for (Runtime runtime : List.of(Runtime.FLINK, Runtime.ONCEFLOW)) {
+                String name = "latency-" + runtime.name().toLowerCase(Locale.ROOT);
+                latencies.put(runtime, runtime == Runtime.ONCEFLOW
+                        ? onceflowLatency(latencyRate, latencySeconds, root.resolve(name), name)
+                        : flinkLatency(rest, latencyRate, latencySeconds, name));
+            }
             System.out.println();
             System.out.print(interleaved.report(results, Runtime.FLINK, Runtime.ONCEFLOW, TARGET,
                     "Onceflow >= 2x Flink's throughput on one machine"));
+            System.out.printf(Locale.ROOT, "%nend-to-end latency, source to sink, at %,d records/s for %d s (the first "
+                    + "2 s left out)%n", latencyRate, latencySeconds);
+            for (Runtime runtime : List.of(Runtime.FLINK, Runtime.ONCEFLOW)) {
+                long[] sorted = latencies.get(runtime);
+                System.out.printf(Locale.ROOT, "%-20s p50 %8.2f ms  p99 %8.2f ms  p99.9 %8.2f ms  max %8.2f ms%n",
+                        runtime.label, millis(sorted, 0.50), millis(sorted, 0.99), millis(sorted, 0.999),
+                        sorted[sorted.length - 1] / 1e6);
+            }
         } finally {
             cluster.close();
             deleteRecursively(root);
@@ -145,6 +177,145 @@ public final class FlinkComparisonBenchmark {
                 .filter(stats -> stats.completed()).map(stats -> stats.durationMillis()).sorted().toList();
         printCheckpoints(Runtime.ONCEFLOW, durations);
         return rows * 1e9 / nanos;
+    }
+
+    /**
+     * The latency job on Onceflow's runtime: {@code rate} events per second for {@code seconds},
+     * each stamped with {@link System#nanoTime()} by a map chained to the source, and the time
+     * from that stamp to the sink recorded; the same pipeline otherwise (keyBy, count, 1 s
+     * EXACTLY_ONCE checkpoints). Returns the latencies in nanoseconds, sorted, without the first
+     * two seconds of records (the job's start).
+     */
+    private static long[] onceflowLatency(int rate, int seconds, Path checkpoints, String name) throws Exception {
+        long rows = (long) rate * seconds;
+        Latencies.reset(rows);
+        StreamEnvironment env = StreamEnvironment.create()
+                .setParallelism(PARALLELISM)
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
+                        .withDirectory(checkpoints));
+        env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(rate)
+                        .build(), "datagen").uid("datagen")
+                .map(Latencies::stamp).uid("stamp")
+                .keyBy(Event::key, Serializers.STRING)
+                .process(CountByKey::new).uid("count")
+                .sinkTo(new Latencies.OnceflowSink()).uid("latency");
+        JobResult result = env.executeAsync(name).result().get();
+        if (result.status() != JobResult.Status.FINISHED) {
+            throw new IllegalStateException("the Onceflow latency job ended " + result.status());
+        }
+        return Latencies.sorted(rows, 2L * rate, "onceflow");
+    }
+
+    /** The same latency job on the MiniCluster, with Flink's rate-limited {@link DataGeneratorSource}. */
+    private static long[] flinkLatency(java.net.URI rest, int rate, int seconds, String name) throws Exception {
+        long rows = (long) rate * seconds;
+        Latencies.reset(rows);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(),
+                rest.getPort());
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(1_000);
+        env.fromSource(new DataGeneratorSource<>(index -> GENERATOR.eventAt(index), rows,
+                        org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy.perSecond(rate),
+                        TypeInformation.of(Event.class)), WatermarkStrategy.noWatermarks(), "datagen").uid("datagen")
+                .map(new Latencies.FlinkStamp()).uid("stamp")
+                .keyBy(Event::key)
+                .process(new FlinkCountByKey()).uid("count")
+                .sinkTo(new Latencies.FlinkSink()).uid("latency");
+        env.executeAsync(name).getJobExecutionResult().get();
+        return Latencies.sorted(rows, 2L * rate, "flink");
+    }
+
+    private static double millis(long[] sortedNanos, double p) {
+        return sortedNanos[Math.min(sortedNanos.length - 1, (int) Math.ceil(p * sortedNanos.length) - 1)] / 1e6;
+    }
+
+    /**
+     * Latency samples of the job running in this JVM, in arrival order: the stamp is
+     * {@link System#nanoTime()} in the payload, which both runtimes carry unchanged to the sink.
+     */
+    static final class Latencies {
+        private static long[] samples = new long[0];
+        private static final java.util.concurrent.atomic.AtomicInteger NEXT = new java.util.concurrent.atomic.AtomicInteger();
+
+        static void reset(long rows) {
+            samples = new long[Math.toIntExact(rows)];
+            NEXT.set(0);
+        }
+
+        static Event stamp(Event event) {
+            return new Event(event.id(), event.key(), Long.toString(System.nanoTime()), event.count());
+        }
+
+        static void record(Event event) {
+            long latency = System.nanoTime() - Long.parseLong(event.payload());
+            int index = NEXT.getAndIncrement();
+            if (index < samples.length) {
+                samples[index] = latency;
+            }
+        }
+
+        /** Every record must have arrived; the first {@code skip} to arrive are left out. */
+        static long[] sorted(long rows, long skip, String runtime) {
+            if (NEXT.get() != rows) {
+                throw new IllegalStateException(runtime + "'s latency job delivered " + NEXT.get() + " records, expected "
+                        + rows);
+            }
+            long[] sorted = java.util.Arrays.copyOfRange(samples, (int) Math.min(skip, rows - 1), samples.length);
+            java.util.Arrays.sort(sorted);
+            return sorted;
+        }
+
+        static final class FlinkStamp implements org.apache.flink.api.common.functions.MapFunction<Event, Event> {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public Event map(Event event) {
+                return stamp(event);
+            }
+        }
+
+        static final class FlinkSink implements Sink<Event> {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public SinkWriter<Event> createWriter(WriterInitContext context) {
+                return new SinkWriter<>() {
+                    @Override
+                    public void write(Event element, Context ignored) {
+                        record(element);
+                    }
+
+                    @Override
+                    public void flush(boolean endOfInput) {
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        }
+
+        /** Idempotent trivially: it stores nothing. */
+        static final class OnceflowSink implements dev.onceflow.spi.sink.IdempotentSink<Event> {
+            @Override
+            public dev.onceflow.spi.sink.IdempotentWriter<Event> createWriter(dev.onceflow.spi.sink.SinkContext context) {
+                return new dev.onceflow.spi.sink.IdempotentWriter<>() {
+                    @Override
+                    public void write(Event record) {
+                        Latencies.record(record);
+                    }
+
+                    @Override
+                    public void flush() {
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        }
     }
 
     private static double flink(java.net.URI rest, long rows, String name) throws Exception {
