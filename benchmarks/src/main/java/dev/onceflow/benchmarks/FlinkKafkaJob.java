@@ -9,12 +9,6 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -24,7 +18,6 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,7 +41,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 final class FlinkKafkaJob implements AutoCloseable {
 
-    static final int PARALLELISM = 2;
     static final String PREFIX = "@@flink-kafka ";
 
     /**
@@ -115,7 +107,7 @@ final class FlinkKafkaJob implements AutoCloseable {
      */
     JobClient start(String input, String output, boolean bounded, String jdbcUrl) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort());
-        env.setParallelism(PARALLELISM);
+        env.setParallelism(FlinkComparisonBenchmark.PARALLELISM);
         env.enableCheckpointing(1_000);
         KafkaSourceBuilder<Event> source = KafkaSource.<Event>builder()
                 .setBootstrapServers(bootstrapServers)
