@@ -152,18 +152,54 @@ public final class ConformanceCase {
     public void finish(String resume) throws Exception {
         long before = highestCompletedCheckpoint();
         JobProcess job = start(resume, JobProcess.Faults.NONE);
+        Duration timeout = suite.settings().recoveryTimeout();
         if (crashes > 0) {
             // Recovery time: from the restart until the first checkpoint after the restore completed,
             // i.e. until the job has provably restored its state and sinks and moved on.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(5))
-                    .pollInterval(java.time.Duration.ofMillis(10))
-                    .until(() -> highestCompletedCheckpoint() > before || !job.isAlive());
+            try {
+                Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(10))
+                        .until(() -> highestCompletedCheckpoint() > before || !job.isAlive());
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw stalled(job, "completed no checkpoint after its restart", timeout);
+            }
             if (highestCompletedCheckpoint() > before) {
                 recoveryMillis = Math.max(recoveryMillis, job.elapsedMillis());
             }
         }
-        int status = job.await(5);
-        assertThat(status).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
+        if (!job.exitsWithin(timeout.toMillis())) {
+            throw stalled(job, "did not end", timeout);
+        }
+        assertThat(job.exitValue()).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
+    }
+
+    /**
+     * Kills a job that stopped making progress and explains it. What the sink left behind in the
+     * destination is the usual culprit: a transaction of a crashed attempt that nobody committed
+     * or aborted (2PC-7) holds the locks or the fence the replayed records wait for, so the job
+     * hangs instead of failing, and without this the case would end in a bare timeout.
+     */
+    private AssertionError stalled(JobProcess job, String what, Duration timeout) throws Exception {
+        job.kill();
+        List<String> leftovers;
+        try {
+            leftovers = suite.leftovers(destination);
+        } catch (Exception e) {
+            leftovers = List.of("(could not be listed: " + e + ")");
+        }
+        faults.add("stalled: " + what);
+        String found = "after " + crashes + " crash(es) the job " + what + " within " + timeout.toSeconds()
+                + " s and was killed; left behind in the destination: "
+                + (leftovers.isEmpty() ? "nothing" : leftovers);
+        String tail = "\n  log tail:\n" + job.tail();
+        if (leftovers.isEmpty()) {
+            return new AssertionError("[" + name + "] " + found + "\n  check: the job log, for what the job waits on"
+                    + "\n  job log: " + log() + tail);
+        }
+        recordCheck(Rule.TWO_PC_7, false);
+        return new AssertionError("[" + Rule.TWO_PC_7.id() + "] " + Rule.TWO_PC_7.statement() + "\n  case: " + name
+                + "\n  faults: " + String.join(", ", faults) + " (seed " + suite.settings().seed() + ")\n  found: "
+                + found + ". A transaction of an earlier attempt that is still open or prepared holds the locks the "
+                + "replayed records need.\n  check: " + Rule.TWO_PC_7.hint() + "\n  job log: " + log() + tail);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.onceflow.conformance;
 
+import java.time.Duration;
+
 /**
  * How hard the suite pushes, from system properties, so a CI run can be quick and a release run
  * thorough. {@code -Donceflow.conformance.profile=full} (the {@code conformance-full} Maven profile)
@@ -11,9 +13,12 @@ package dev.onceflow.conformance;
  * @param rowsPerSecond rate of the throttle, so crashes hit a running job ({@code onceflow.conformance.rate})
  * @param mode checkpointing mode of the job under test ({@code onceflow.conformance.mode}); the suite's own
  *     tests set {@code at-least-once} to prove that duplicates are reported
+ * @param recoveryTimeout how long a restarted job may take to complete a checkpoint, and then to
+ *     end, before the case kills it and fails naming what the sink left behind
+ *     ({@code onceflow.conformance.recovery-timeout-seconds}, 300)
  */
 public record ConformanceSettings(String profile, int randomKills, long seed, long rows, long rowsPerSecond,
-        String mode) {
+        String mode, Duration recoveryTimeout) {
 
     public static ConformanceSettings fromSystemProperties() {
         String profile = System.getProperty("onceflow.conformance.profile", "quick");
@@ -23,6 +28,7 @@ public record ConformanceSettings(String profile, int randomKills, long seed, lo
                 Long.getLong("onceflow.conformance.seed", System.nanoTime()),
                 Long.getLong("onceflow.conformance.rows", 20_000L),
                 Long.getLong("onceflow.conformance.rate", 5_000L),
-                System.getProperty("onceflow.conformance.mode", "exactly-once"));
+                System.getProperty("onceflow.conformance.mode", "exactly-once"),
+                Duration.ofSeconds(Long.getLong("onceflow.conformance.recovery-timeout-seconds", 300L)));
     }
 }

@@ -151,6 +151,11 @@ public final class JobProcess {
         return process.waitFor(millis, TimeUnit.MILLISECONDS);
     }
 
+    /** The exit status of a process that has exited. */
+    public int exitValue() {
+        return process.exitValue();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

@@ -47,6 +47,13 @@ final class BrokenConnectorSuites {
         }
     }
 
+    static final class LockedByLingeringSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(LockedByLingeringSinkFactory.IDENTIFIER);
+        }
+    }
+
     static final class DropsFailedCommitSuite extends SinkConformanceSuite {
         @Override
         protected SinkExternalSystem externalSystem() {

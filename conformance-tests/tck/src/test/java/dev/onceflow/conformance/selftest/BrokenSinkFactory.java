@@ -14,7 +14,7 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.function.UnaryOperator;
+import java.util.function.BiFunction;
 
 /**
  * The filesystem sink with one defect, usable from job files under its own identifier, so the
@@ -25,9 +25,9 @@ abstract class BrokenSinkFactory implements SinkFactory {
 
     private static final FileSystemSinkFactory REAL = new FileSystemSinkFactory();
 
-    /** The real writer with this factory's defect. */
+    /** The real writer of the subtask {@code context} describes, with this factory's defect. */
     protected abstract TransactionalWriter<Event, FileTransaction> breakWriter(
-            TransactionalWriter<Event, FileTransaction> real);
+            TransactionalWriter<Event, FileTransaction> real, SinkContext context);
 
     @Override
     public String description() {
@@ -49,12 +49,13 @@ abstract class BrokenSinkFactory implements SinkFactory {
         return Path.of(new org.apache.hadoop.fs.Path(qualified).toUri());
     }
 
-    private record BrokenSink(FileSystemSink real, UnaryOperator<TransactionalWriter<Event, FileTransaction>> breaker)
+    private record BrokenSink(FileSystemSink real,
+            BiFunction<TransactionalWriter<Event, FileTransaction>, SinkContext, TransactionalWriter<Event, FileTransaction>> breaker)
             implements TwoPhaseCommitSink<Event, FileTransaction> {
 
         @Override
         public TransactionalWriter<Event, FileTransaction> createWriter(SinkContext context) throws Exception {
-            return breaker.apply(real.createWriter(context));
+            return breaker.apply(real.createWriter(context), context);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 
 /**
@@ -18,7 +19,8 @@ public final class CommitAtPreCommitSinkFactory extends BrokenSinkFactory {
     }
 
     @Override
-    protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real) {
+    protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
+            SinkContext context) {
         return new ForwardingWriter(real) {
             @Override
             public FileTransaction preCommit(FileTransaction transaction) throws Exception {

@@ -2,6 +2,7 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,8 @@ public final class NonIdempotentCommitSinkFactory extends BrokenSinkFactory {
     }
 
     @Override
-    protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real) {
+    protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
+            SinkContext context) {
         return new ForwardingWriter(real) {
             @Override
             public void commit(FileTransaction transaction) throws Exception {

@@ -66,6 +66,25 @@ class SuiteCatchesBrokenConnectorsTest {
         assertThat(result.leftovers()).as("leftovers in the report").isPositive();
     }
 
+    /**
+     * 2PC-7 when the lingering transaction blocks the replay, as a prepared transaction's row locks
+     * do in a database: the restarted job hangs, and the case must end after the recovery timeout
+     * naming 2PC-7 and what was left behind, not with a bare timeout.
+     */
+    @Test
+    void lingeringTransactionThatBlocksTheReplayIsNamed() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.LockedByLingeringSuite.class,
+                "required_2pc7_lingeringTransactionsAreAborted"), "sink-" + LockedByLingeringSinkFactory.IDENTIFIER,
+                Map.of("onceflow.conformance.recovery-timeout-seconds", "15"));
+
+        assertThat(run.failureMessage()).startsWith("[2PC-7] ")
+                .contains("the job completed no checkpoint after its restart within 15 s and was killed")
+                .containsPattern("left behind in the destination: \\[in-progress file [^\\]]*\\.inprogress")
+                .contains("stalled: completed no checkpoint after its restart");
+        CaseResult result = assertCaseFailed(run, "2PC-7", "violated");
+        assertThat(result.faults()).as("faults in the report").contains("stalled: completed no checkpoint after its restart");
+    }
+
     /** EO-3: a sink that swallows a failed commit loses that checkpoint's records in a plain bounded run. */
     @Test
     void droppedFailedCommitBreaksEo3() throws Exception {
