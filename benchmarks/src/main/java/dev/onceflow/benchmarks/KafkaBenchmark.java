@@ -266,9 +266,13 @@ public final class KafkaBenchmark {
 
     /**
      * End-to-end latency at a fixed input rate: each input event carries its send time (epoch
-     * millis) as its payload; a read_committed reader of the output notes when it sees it.
+     * millis) as its payload; a read_committed reader of the output notes when it sees it. Records
+     * sent in the first {@link #LATENCY_WARM_UP_MILLIS} are left out of what is returned, as in
+     * {@code FlinkComparisonBenchmark}: they wait for the job to start and for its first
+     * checkpoint, which is start-up time, not the latency of a running job. The percentiles of
+     * all records are printed too.
      *
-     * @return latencies in milliseconds, sorted
+     * @return latencies in milliseconds of the records sent after the warm-up, sorted
      */
     long[] latency(Config config, int rate, int seconds) throws Exception {
         String input = "lat-in-" + config.shortName;
@@ -277,12 +281,15 @@ public final class KafkaBenchmark {
         broker.createTopic(output, PARTITIONS);
         int total = rate * seconds;
         long[] latencies = new long[total];
+        long[] sentAt = new long[total];
         AtomicBoolean done = new AtomicBoolean();
         Thread reader = new Thread(() -> {
             int[] seen = {0};
             readCommitted(output, total, event -> {
                 if (seen[0] < total) {
-                    latencies[seen[0]++] = System.currentTimeMillis() - Long.parseLong(event.payload());
+                    long sent = Long.parseLong(event.payload());
+                    sentAt[seen[0]] = sent;
+                    latencies[seen[0]++] = System.currentTimeMillis() - sent;
                 }
             });
             done.set(true);
@@ -314,10 +321,28 @@ public final class KafkaBenchmark {
         if (!done.get()) {
             throw new IllegalStateException(config.label + ": the output did not receive all " + total + " records");
         }
-        Arrays.sort(latencies);
-        System.out.printf(Locale.ROOT, "  latency  %-26s p50 %,6d ms  p99 %,6d ms  max %,6d ms%n", config.label,
-                percentile(latencies, 0.50), percentile(latencies, 0.99), latencies[latencies.length - 1]);
-        return latencies;
+        return afterWarmUp(config.label, latencies, sentAt);
+    }
+
+    /**
+     * Prints the latency percentiles of the records sent after {@link #LATENCY_WARM_UP_MILLIS}, and
+     * of all records, and returns the former, sorted. {@code latencies[i]} belongs to the record
+     * sent at {@code sentAt[i]} (epoch millis).
+     */
+    static long[] afterWarmUp(String label, long[] latencies, long[] sentAt) {
+        long firstSent = Arrays.stream(sentAt).min().orElseThrow();
+        long[] running = java.util.stream.IntStream.range(0, latencies.length)
+                .filter(i -> sentAt[i] >= firstSent + LATENCY_WARM_UP_MILLIS).mapToLong(i -> latencies[i]).sorted()
+                .toArray();
+        long[] all = latencies.clone();
+        Arrays.sort(all);
+        if (running.length == 0) {
+            running = all; // a run no longer than the warm-up: all there is
+        }
+        System.out.printf(Locale.ROOT, "  latency  %-26s p50 %,6d ms  p99 %,6d ms  max %,6d ms   all records: p50 %,6d ms"
+                + "  p99 %,6d ms  max %,6d ms%n", label, percentile(running, 0.50), percentile(running, 0.99),
+                running[running.length - 1], percentile(all, 0.50), percentile(all, 0.99), all[all.length - 1]);
+        return running;
     }
 
     /**
@@ -431,6 +456,9 @@ public final class KafkaBenchmark {
                 EventFormat.toLine(event).getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Input sent this long after the first record is where the latency run starts counting. */
+    static final long LATENCY_WARM_UP_MILLIS = 2_000;
+
     static long percentile(long[] sorted, double p) {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
@@ -442,7 +470,8 @@ public final class KafkaBenchmark {
     static String report(Map<Config, List<Double>> throughput, Map<Config, long[]> latency, long rows, int rate) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "records per second (%,d records per run; ratio = median / median of the "
-                + "plain loop); end-to-end latency at %,d records/s%n", rows, rate));
+                + "plain loop); end-to-end latency at %,d records/s, input of the first %d s left out%n", rows, rate,
+                LATENCY_WARM_UP_MILLIS / 1000));
         int rounds = throughput.values().stream().findFirst().map(List::size).orElse(0);
         StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-26s", "config"));
         for (int i = 1; i <= rounds; i++) {

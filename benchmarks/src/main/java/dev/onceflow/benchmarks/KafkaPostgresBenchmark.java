@@ -118,8 +118,9 @@ public final class KafkaPostgresBenchmark {
             System.out.println();
             for (Config config : configs) {
                 long[] lat = latency.get(config);
-                System.out.printf(Locale.ROOT, "latency at %,d records/s  %-24s p50 %,6d ms  p99 %,6d ms  max %,6d ms%n",
-                        latencyRate, config.label, KafkaBenchmark.percentile(lat, 0.5),
+                System.out.printf(Locale.ROOT, "latency at %,d records/s (input of the first %d s left out)  %-24s "
+                        + "p50 %,6d ms  p99 %,6d ms  max %,6d ms%n", latencyRate,
+                        KafkaBenchmark.LATENCY_WARM_UP_MILLIS / 1000, config.label, KafkaBenchmark.percentile(lat, 0.5),
                         KafkaBenchmark.percentile(lat, 0.99), lat[lat.length - 1]);
             }
             if (both) {
@@ -189,19 +190,17 @@ public final class KafkaPostgresBenchmark {
                     + " rows after 2 minutes; expected " + total);
         }
         long[] latencies = new long[total];
+        long[] sentAt = new long[total];
         int n = 0;
         try (Connection connection = connect(); Statement statement = connection.createStatement();
                 ResultSet result = statement.executeQuery("SELECT (extract(epoch FROM pg_xact_commit_timestamp(xmin)) "
-                        + "* 1000)::bigint - payload::bigint FROM " + table)) {
+                        + "* 1000)::bigint - payload::bigint, payload::bigint FROM " + table)) {
             while (result.next()) {
-                latencies[n++] = result.getLong(1);
+                latencies[n] = result.getLong(1);
+                sentAt[n++] = result.getLong(2);
             }
         }
-        java.util.Arrays.sort(latencies);
-        System.out.printf(Locale.ROOT, "  latency  %-24s p50 %,6d ms  p99 %,6d ms  max %,6d ms%n", config.label,
-                KafkaBenchmark.percentile(latencies, 0.50), KafkaBenchmark.percentile(latencies, 0.99),
-                latencies[latencies.length - 1]);
-        return latencies;
+        return KafkaBenchmark.afterWarmUp(config.label, latencies, sentAt);
     }
 
     private JobClient startJob(String input, String table, boolean bounded) throws Exception {
