@@ -158,7 +158,8 @@ public final class KafkaPostgresBenchmark {
      * input is written with send times, and once the table holds every row, each row's commit
      * time minus its send time.
      *
-     * @return latencies in milliseconds, sorted
+     * @return latencies in milliseconds of the rows sent after the warm-up
+     *     ({@link KafkaBenchmark#afterWarmUp}), sorted
      */
     long[] latency(Config config, int rate, int seconds) throws Exception {
         String input = "pg-lat-in-" + config.shortName;

@@ -151,6 +151,8 @@ public final class ConformanceCase {
 
     public void finish(String resume) throws Exception {
         long before = highestCompletedCheckpoint();
+        // What earlier attempts left behind, told apart from what this run leaves if it is killed.
+        List<String> leftBefore = crashes > 0 ? leftoversOrNull() : List.of();
         JobProcess job = start(resume, JobProcess.Faults.NONE);
         Duration timeout = suite.settings().recoveryTimeout();
         if (crashes > 0) {
@@ -160,46 +162,74 @@ public final class ConformanceCase {
                 Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(10))
                         .until(() -> highestCompletedCheckpoint() > before || !job.isAlive());
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw stalled(job, "completed no checkpoint after its restart", timeout);
+                job.kill();
+                throw unfinished(job, "stalled: completed no checkpoint after its restart",
+                        "completed no checkpoint after its restart within " + timeout.toSeconds() + " s and was killed",
+                        leftBefore);
             }
             if (highestCompletedCheckpoint() > before) {
                 recoveryMillis = Math.max(recoveryMillis, job.elapsedMillis());
             }
         }
         if (!job.exitsWithin(timeout.toMillis())) {
-            throw stalled(job, "did not end", timeout);
+            job.kill();
+            throw unfinished(job, "stalled: did not end",
+                    "did not end within " + timeout.toSeconds() + " s and was killed", leftBefore);
         }
-        assertThat(job.exitValue()).as("[%s] the job should finish; log:\n%s", name, job.tail()).isZero();
+        if (job.exitValue() != 0) {
+            throw unfinished(job, "failed (exit " + job.exitValue() + ")", "failed (exit " + job.exitValue() + ")",
+                    leftBefore);
+        }
     }
 
     /**
-     * Kills a job that stopped making progress and explains it. What the sink left behind in the
-     * destination is the usual culprit: a transaction of a crashed attempt that nobody committed
-     * or aborted (2PC-7) holds the locks or the fence the replayed records wait for, so the job
-     * hangs instead of failing, and without this the case would end in a bare timeout.
+     * Explains a last run that did not end successfully. The usual culprit is what earlier
+     * attempts left behind in the destination and is still there: a transaction that nobody
+     * aborted (2PC-7) holds the locks or the fence the replayed records wait for, so the job hangs
+     * (until the recovery timeout) or fails (when its checkpoints time out) instead of finishing.
+     * Such a case fails under 2PC-7 and is recorded; any other fails with the job's log.
+     *
+     * @param fault what the report's faults column gets
+     * @param what what happened, for the message
+     * @param leftBefore the destination's leftovers before the run, {@code null} if they could not be listed
      */
-    private AssertionError stalled(JobProcess job, String what, Duration timeout) throws Exception {
-        job.kill();
-        List<String> leftovers;
-        try {
-            leftovers = suite.leftovers(destination);
-        } catch (Exception e) {
-            leftovers = List.of("(could not be listed: " + e + ")");
-        }
-        faults.add("stalled: " + what);
-        String found = "after " + crashes + " crash(es) the job " + what + " within " + timeout.toSeconds()
-                + " s and was killed; left behind in the destination: "
-                + (leftovers.isEmpty() ? "nothing" : leftovers);
-        String tail = "\n  log tail:\n" + job.tail();
-        if (leftovers.isEmpty()) {
-            return new AssertionError("[" + name + "] " + found + "\n  check: the job log, for what the job waits on"
-                    + "\n  job log: " + log() + tail);
+    private AssertionError unfinished(JobProcess job, String fault, String what, List<String> leftBefore) {
+        faults.add(fault);
+        List<String> after = leftBefore == null || leftBefore.isEmpty() ? List.of() : leftoversOrNull();
+        List<String> stillThere = after == null ? List.of() : leftBefore.stream().filter(after::contains).toList();
+        String found = "after " + crashes + " crash(es) the job " + what;
+        String tail = "\n  log tail:\n" + tailQuietly(job);
+        if (stillThere.isEmpty()) {
+            String destination = leftBefore == null || after == null
+                    ? "; the destination's leftovers could not be listed"
+                    : "; nothing that earlier attempts left behind is still there";
+            return new AssertionError("[" + name + "] " + found + destination
+                    + "\n  check: the job log, for what the job waited on or failed with\n  job log: " + log() + tail);
         }
         recordCheck(Rule.TWO_PC_7, false);
         return new AssertionError("[" + Rule.TWO_PC_7.id() + "] " + Rule.TWO_PC_7.statement() + "\n  case: " + name
                 + "\n  faults: " + String.join(", ", faults) + " (seed " + suite.settings().seed() + ")\n  found: "
-                + found + ". A transaction of an earlier attempt that is still open or prepared holds the locks the "
-                + "replayed records need.\n  check: " + Rule.TWO_PC_7.hint() + "\n  job log: " + log() + tail);
+                + found + "; left behind by earlier attempts and still there: " + stillThere + ". A transaction of "
+                + "a crashed attempt that nobody aborted (abortLingering, 2PC-7) or, if the restored checkpoint "
+                + "holds it, committed (recoverAndCommit, 2PC-5) keeps the locks the replayed records need."
+                + "\n  check: " + Rule.TWO_PC_7.hint() + "\n  job log: " + log() + tail);
+    }
+
+    /** The destination's leftovers, or {@code null} if listing them failed (the case fails anyway). */
+    private List<String> leftoversOrNull() {
+        try {
+            return suite.leftovers(destination);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static String tailQuietly(JobProcess job) {
+        try {
+            return job.tail();
+        } catch (IOException e) {
+            return "(log unreadable: " + e + ")";
+        }
     }
 
     /**

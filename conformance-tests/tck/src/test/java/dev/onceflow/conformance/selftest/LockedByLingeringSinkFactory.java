@@ -46,7 +46,10 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
         };
     }
 
-    /** Waits until the directory holds no in-progress file of another attempt. */
+    /**
+     * Waits until the directory holds no in-progress file of another attempt. Assumes the sink's
+     * default names (no compression extension), which end in {@code -<attempt id>.inprogress}.
+     */
     private static void awaitNoLingeringFile(FileTransaction transaction, String attemptId)
             throws IOException, InterruptedException {
         Path directory = localPath(transaction.parts().get(0).inProgressPath()).getParent();

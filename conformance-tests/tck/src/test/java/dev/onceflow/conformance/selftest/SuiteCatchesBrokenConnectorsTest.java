@@ -79,7 +79,7 @@ class SuiteCatchesBrokenConnectorsTest {
 
         assertThat(run.failureMessage()).startsWith("[2PC-7] ")
                 .contains("the job completed no checkpoint after its restart within 15 s and was killed")
-                .containsPattern("left behind in the destination: \\[in-progress file [^\\]]*\\.inprogress")
+                .containsPattern("left behind by earlier attempts and still there: \\[in-progress file [^\\]]*\\.inprogress")
                 .contains("stalled: completed no checkpoint after its restart");
         CaseResult result = assertCaseFailed(run, "2PC-7", "violated");
         assertThat(result.faults()).as("faults in the report").contains("stalled: completed no checkpoint after its restart");
