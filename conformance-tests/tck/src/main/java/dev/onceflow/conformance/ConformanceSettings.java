@@ -13,9 +13,9 @@ import java.time.Duration;
  * @param rowsPerSecond rate of the throttle, so crashes hit a running job ({@code onceflow.conformance.rate})
  * @param mode checkpointing mode of the job under test ({@code onceflow.conformance.mode}); the suite's own
  *     tests set {@code at-least-once} to prove that duplicates are reported
- * @param recoveryTimeout how long a restarted job may take to complete a checkpoint, and then to
- *     end, before the case kills it and fails naming what the sink left behind
- *     ({@code onceflow.conformance.recovery-timeout-seconds}, 300)
+ * @param recoveryTimeout how long a case's last run may take: after a crash, first to complete a
+ *     checkpoint, and in every case to end. Past it the case kills the job and fails naming what
+ *     earlier attempts left behind ({@code onceflow.conformance.recovery-timeout-seconds}, 300)
  */
 public record ConformanceSettings(String profile, int randomKills, long seed, long rows, long rowsPerSecond,
         String mode, Duration recoveryTimeout) {
