@@ -20,6 +20,10 @@ import java.util.ServiceLoader;
  * <li>CFS-3 {@link #listDirectories} of a missing location returns an empty list.
  * <li>CFS-4 {@link #mkdirs} creates missing parents and succeeds if the directory exists.
  * <li>CFS-5 {@link #deleteRecursively} of a missing location succeeds without effect.
+ * <li>CFS-6 {@link #writeDurably}: once it returns, the file holds exactly the bytes and survives
+ *     a crash of this process; it survives a crash of the machine once a later
+ *     {@link #writeAtomically} into the same directory returned. If it fails or the process dies
+ *     first, the target may hold part of the bytes.
  * </ul>
  */
 public interface CheckpointFileSystem {
@@ -40,6 +44,22 @@ public interface CheckpointFileSystem {
         java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
         content.writeTo(buffer);
         writeAtomically(target, buffer.toByteArray());
+    }
+
+    /**
+     * Writes what {@code content} writes to {@code target}, a new file that only a later
+     * {@link #writeAtomically} in the same directory makes reachable (a task's state file, which
+     * only {@code _metadata} names), durably but not atomically (CFS-6). Such a file needs no
+     * rename and no sync of its directory of its own: the atomic write that publishes it syncs
+     * the directory, and a torn file is never published because the process died before that
+     * write. Callers checksum what they write this way. If {@code content} throws, the target is
+     * deleted and the exception rethrown.
+     *
+     * <p>The default is {@link #writeAtomically(CheckpointLocation, Content)}, which keeps this
+     * rule too; local disk overrides it to save a rename and a directory sync per file.
+     */
+    default void writeDurably(CheckpointLocation target, Content content) throws IOException {
+        writeAtomically(target, content);
     }
 
     /** The bytes of a file, written to a stream the caller owns (do not close it). */

@@ -47,13 +47,30 @@ public final class ChecksummedFiles {
      */
     public static int writeAtomically(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
             PayloadWriter writer) throws IOException {
+        return write(fs, target, payloadLength, writer, true);
+    }
+
+    /**
+     * Like {@link #writeAtomically(CheckpointFileSystem, CheckpointLocation, long, PayloadWriter)},
+     * durably but not atomically (rule CFS-6 of {@link CheckpointFileSystem}): for files that only
+     * a later atomic write in the same directory makes reachable, such as a task's state file,
+     * which only {@code _metadata} names. A crash before that write may leave a torn file, which
+     * nothing reads.
+     */
+    public static int writeDurably(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
+            PayloadWriter writer) throws IOException {
+        return write(fs, target, payloadLength, writer, false);
+    }
+
+    private static int write(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
+            PayloadWriter writer, boolean atomic) throws IOException {
         if (payloadLength > Integer.MAX_VALUE - HEADER - TRAILER - 8) {
             // Readers load a state file into one array.
             throw new IOException(target + ": " + payloadLength + " bytes of state is more than one state file holds"
                     + " (2 GiB); raise the parallelism");
         }
         int[] checksum = new int[1];
-        fs.writeAtomically(target, file -> {
+        CheckpointFileSystem.Content envelopeContent = file -> {
             java.io.DataOutputStream envelope = new java.io.DataOutputStream(file);
             envelope.writeInt(MAGIC);
             envelope.writeInt(FORMAT_VERSION);
@@ -71,7 +88,12 @@ public final class ChecksummedFiles {
             checksum[0] = (int) payload.crc.getValue();
             envelope.writeInt(checksum[0]);
             envelope.flush();
-        });
+        };
+        if (atomic) {
+            fs.writeAtomically(target, envelopeContent);
+        } else {
+            fs.writeDurably(target, envelopeContent);
+        }
         return checksum[0];
     }
 

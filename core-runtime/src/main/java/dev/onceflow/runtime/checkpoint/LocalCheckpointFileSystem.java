@@ -12,7 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Checkpoints on local disk: fsync of file and directory, and an atomic rename, give CFS-1. */
+/** Checkpoints on local disk: fsync of file and directory, and an atomic rename, give CFS-1; fsync of the file, CFS-6. */
 final class LocalCheckpointFileSystem implements CheckpointFileSystem {
 
     static final LocalCheckpointFileSystem INSTANCE = new LocalCheckpointFileSystem();
@@ -29,7 +29,24 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
     public void writeAtomically(CheckpointLocation target, Content content) throws IOException {
         Path file = target.toPath();
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        writeAndSync(temp, content);
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("checkpoint storage at " + file.getParent() + " does not support atomic rename", e);
+        }
+        syncDirectory(file.getParent());
+    }
+
+    /** Written in place and fsynced; the directory is synced by the atomic write that publishes it (CFS-6). */
+    @Override
+    public void writeDurably(CheckpointLocation target, Content content) throws IOException {
+        writeAndSync(target.toPath(), content);
+    }
+
+    /** Writes {@code file} and fsyncs it; deletes it if {@code content} or the write fails. */
+    private static void writeAndSync(Path file, Content content) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel),
                     1 << 16);
@@ -37,15 +54,9 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
             out.flush();
             channel.force(true);
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temp);
+            Files.deleteIfExists(file);
             throw e;
         }
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("checkpoint storage at " + file.getParent() + " does not support atomic rename", e);
-        }
-        syncDirectory(file.getParent());
     }
 
     /** Fsyncs a directory so a rename or new file in it survives a machine crash. */

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.checkpoint;
 
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.METADATA;
 import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.complete;
 import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.cut;
 import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.flipByte;
@@ -115,6 +116,36 @@ class CheckpointStorageTest {
 
         assertThat(latestValidId()).isEqualTo(1);
         assertThat(storage.highestId()).as("ids of incomplete checkpoints are never reused").isEqualTo(3);
+    }
+
+    @Test
+    void taskStateIsWrittenInPlaceAndOnlyMetadataThroughATemporaryFile() throws Exception {
+        Path dir = complete(storage, 1, CheckpointKind.CHECKPOINT);
+
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("stage0-0.state", METADATA);
+        }
+    }
+
+    @Test
+    void aTaskFileTornBeforeItsMetadataWasWrittenIsNeverRestored() throws Exception {
+        complete(storage, 1, CheckpointKind.CHECKPOINT);
+        Path torn = incomplete(storage, 2);
+        cut(stateFile(torn)); // CFS-6: a crash while a task file is written in place may leave it torn
+
+        assertThat(latestValidId()).isEqualTo(1);
+        assertThat(storage.highestId()).isEqualTo(2);
+    }
+
+    @Test
+    void aTaskFileWhoseEncodingFailsIsRemoved() throws Exception {
+        CheckpointLocation target = storage.directoryOf(1, CheckpointKind.CHECKPOINT).resolve("stage0-0.state");
+
+        assertThatThrownBy(() -> ChecksummedFiles.writeDurably(LocalCheckpointFileSystem.INSTANCE, target, 8, out -> {
+            out.writeInt(1);
+            throw new java.io.IOException("encoder failed");
+        })).hasMessage("encoder failed");
+        assertThat(target.toPath()).doesNotExist();
     }
 
     @Test
