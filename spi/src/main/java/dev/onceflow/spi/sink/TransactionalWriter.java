@@ -79,7 +79,10 @@ public interface TransactionalWriter<IN, TXN> extends AutoCloseable {
      * transaction is one the restored checkpoint does not know of (2PC-7).
      *
      * <p>The default calls {@link #preCommit} and returns a completed stage, which is right for
-     * writers whose pre-commit is one round trip (a {@code PREPARE TRANSACTION}).
+     * writers whose pre-commit takes no noticeable time. Even one round trip may be worth moving
+     * off the task thread when the external system forces a log to disk for it: the task's state
+     * is written only after this method returns, so a pre-commit finished off the task thread
+     * overlaps that write (the JDBC sink's {@code PREPARE TRANSACTION} does).
      */
     default PreCommitted<TXN> preCommitAsync(TXN transaction) throws Exception {
         return PreCommitted.durable(preCommit(transaction));

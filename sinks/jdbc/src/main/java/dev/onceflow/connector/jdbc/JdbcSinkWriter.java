@@ -2,6 +2,7 @@ package dev.onceflow.connector.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -25,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * detaches them from the connection, so any later process can commit them by gid; gids are
  * deterministic, so a later attempt finds what a dead one prepared and never knew to checkpoint,
  * and rolls it back ({@link #abortLingering}).
+ *
+ * <p>The last batch and the {@code PREPARE} run on a thread of the writer's own
+ * ({@link #preCommitAsync}): the task thread goes on with the next checkpoint's rows on another
+ * connection, and the runtime writes the checkpoint's state while the database prepares.
  */
 final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction> {
 
@@ -38,12 +49,19 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     private final SqlDialect dialect;
     /** Transactions written to and not yet prepared, by gid; each holds a connection. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
+    /** Flushes and prepares pre-committed transactions, one at a time, off the task thread. */
+    private final ExecutorService prepareThread;
 
     JdbcSinkWriter(SinkContext context, HikariDataSource pool, JdbcSettings settings) {
         this.context = context;
         this.pool = pool;
         this.settings = settings;
         this.dialect = settings.dialect();
+        this.prepareThread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "onceflow-jdbc-prepare-" + context.sinkUid() + "-" + context.subtaskIndex());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /** Fails fast when the server cannot prepare enough transactions, then creates the table if missing. */
@@ -81,22 +99,50 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         txn.rows.add(record);
     }
 
-    /** Flushes and prepares; 2PC-2: the prepared transaction outlives this connection and this process. */
+    /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */
     @Override
     public JdbcTransaction preCommit(JdbcTransaction transaction) throws SQLException {
+        PreCommitted<JdbcTransaction> preCommitted = preCommitAsync(transaction);
+        try {
+            preCommitted.durable().toCompletableFuture().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while transaction " + transaction.gid() + " was prepared", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getCause());
+        }
+        return preCommitted.handle();
+    }
+
+    /**
+     * 2PC-2 once the stage completes: the prepared transaction outlives its connection and this
+     * process. The handle counts the rows still to be sent; the prepare thread sends them and
+     * prepares, and only it touches the transaction's connection from here on.
+     */
+    @Override
+    public PreCommitted<JdbcTransaction> preCommitAsync(JdbcTransaction transaction) {
         OpenTransaction txn = open.remove(transaction.gid());
         if (txn == null) {
-            return transaction.withRows(0);
+            return PreCommitted.durable(transaction.withRows(0));
         }
-        boolean prepared = false;
-        try {
-            txn.rows.flush();
-            dialect.prepare(txn.connection, transaction.gid());
-            prepared = true;
-            return transaction.withRows(txn.rows.rows());
-        } finally {
-            txn.release(prepared);
-        }
+        JdbcTransaction handle = transaction.withRows(txn.rows.rowsIncludingPending());
+        CompletableFuture<Void> durable = CompletableFuture.runAsync(() -> {
+            boolean prepared = false;
+            try {
+                txn.rows.flush();
+                dialect.prepare(txn.connection, transaction.gid());
+                prepared = true;
+            } catch (SQLException e) {
+                throw new CompletionException(e);
+            } finally {
+                try {
+                    txn.release(prepared);
+                } catch (SQLException e) {
+                    throw new CompletionException(e);
+                }
+            }
+        }, prepareThread);
+        return new PreCommitted<>(handle, durable);
     }
 
     @Override
@@ -193,6 +239,14 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     @Override
     public void close() throws SQLException {
         SQLException failure = null;
+        // A prepare still running belongs to a checkpoint this attempt will not complete (it is
+        // acknowledged only after it): if it finishes, the next attempt's abortLingering rolls it back.
+        prepareThread.shutdownNow();
+        try {
+            prepareThread.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (OpenTransaction txn : open.values()) {
             try {
                 txn.release(false);

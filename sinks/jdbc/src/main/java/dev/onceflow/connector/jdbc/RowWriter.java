@@ -17,7 +17,8 @@ import org.postgresql.copy.CopyManager;
 /**
  * Sends rows into the current transaction of one connection, a batch at a time, by COPY
  * (PostgreSQL), batched INSERT or batched upsert. Never commits: the caller owns the transaction. Not thread-safe; used
- * on the writer's task thread only.
+ * by one thread at a time: the writer's task thread while the transaction is open, then its
+ * prepare thread, which sends the last batch.
  *
  * <p>A batch that fails is retried row by row, in a local transaction rolled back afterwards,
  * after the caller's transaction was aborted (the failure has doomed it anyway), to name the
@@ -130,6 +131,11 @@ final class RowWriter implements AutoCloseable {
     /** Rows sent so far (flushed), counting repeated ids of an upsert batch once per record. */
     long rows() {
         return rows;
+    }
+
+    /** Rows sent plus rows still waiting for their batch: what {@link #flush()} will leave in {@link #rows()}. */
+    long rowsIncludingPending() {
+        return rows + pending.size();
     }
 
     boolean hasPending() {

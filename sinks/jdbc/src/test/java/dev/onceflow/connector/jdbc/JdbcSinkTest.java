@@ -3,13 +3,18 @@ package dev.onceflow.connector.jdbc;
 import static dev.onceflow.connector.jdbc.JdbcTestSupport.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -64,6 +69,41 @@ class JdbcSinkTest {
         }
 
         assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
+        assertThat(server.preparedGids()).isEmpty();
+    }
+
+    @Test
+    void preCommitAsyncReturnsWhileTheDatabaseStillPreparesAndTheNextTransactionGoesOn() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()));
+                java.sql.Connection locker = server.connect()) {
+            JdbcTransaction first = writer.beginTransaction(1);
+            for (Event event : events(0, 5)) {
+                writer.write(first, event); // below the batch size: sent by pre-commit
+            }
+            locker.setAutoCommit(false);
+            try (java.sql.Statement lock = locker.createStatement()) {
+                lock.execute("LOCK TABLE " + PostgresSyntax.identifier(table) + " IN ACCESS EXCLUSIVE MODE");
+            }
+
+            PreCommitted<JdbcTransaction> preCommitted = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                    () -> writer.preCommitAsync(first), "preCommitAsync waited for the database");
+
+            assertThat(preCommitted.handle()).isEqualTo(new JdbcTransaction(job + "-sink-0-1", 5));
+            CompletableFuture<Void> durable = preCommitted.durable().toCompletableFuture();
+            assertThat(durable).as("the last batch waits for the table lock off the task thread").isNotDone();
+            JdbcTransaction second = writer.beginTransaction(2);
+            for (Event event : events(5, 8)) {
+                writer.write(second, event);
+            }
+
+            locker.commit();
+            durable.get(30, TimeUnit.SECONDS);
+            assertThat(server.preparedGids()).as("2PC-2 once the stage completed").containsExactly(job + "-sink-0-1");
+            writer.commit(preCommitted.handle());
+            writer.commit(writer.preCommit(second));
+        }
+
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 8)));
         assertThat(server.preparedGids()).isEmpty();
     }
 
