@@ -22,8 +22,8 @@ import java.util.ServiceLoader;
  * <li>CFS-5 {@link #deleteRecursively} of a missing location succeeds without effect.
  * <li>CFS-6 {@link #writeDurably}: once it returns, the file holds exactly the bytes and survives
  *     a crash of this process; it survives a crash of the machine once a later
- *     {@link #writeAtomically} into the same directory returned. If it fails or the process dies
- *     first, the target may hold part of the bytes.
+ *     {@link #writeAtomically} into the same directory returned. If it fails, it leaves no file
+ *     of its own; if the process dies first, the target may hold part of the bytes.
  * </ul>
  */
 public interface CheckpointFileSystem {
@@ -52,8 +52,10 @@ public interface CheckpointFileSystem {
      * only {@code _metadata} names), durably but not atomically (CFS-6). Such a file needs no
      * rename and no sync of its directory of its own: the atomic write that publishes it syncs
      * the directory, and a torn file is never published because the process died before that
-     * write. Callers checksum what they write this way. If {@code content} throws, the target is
-     * deleted and the exception rethrown.
+     * write. Callers checksum what they write this way, and only to a target that does not exist
+     * yet. If {@code content} throws, the target is deleted and the exception rethrown. Local disk
+     * refuses a target that exists ({@link java.nio.file.FileAlreadyExistsException}) and leaves
+     * it alone: it was written by someone else, such as a snapshot thread of an attempt that ended.
      *
      * <p>The default is {@link #writeAtomically(CheckpointLocation, Content)}, which keeps this
      * rule too; local disk overrides it to save a rename and a directory sync per file.

@@ -29,7 +29,7 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
     public void writeAtomically(CheckpointLocation target, Content content) throws IOException {
         Path file = target.toPath();
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        writeAndSync(temp, content);
+        writeAndSync(temp, content, StandardOpenOption.TRUNCATE_EXISTING);
         try {
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
@@ -38,23 +38,32 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
         syncDirectory(file.getParent());
     }
 
-    /** Written in place and fsynced; the directory is synced by the atomic write that publishes it (CFS-6). */
+    /**
+     * Written in place and fsynced; the directory is synced by the atomic write that publishes it
+     * (CFS-6). The file must be new: a file already there belongs to another writer (a snapshot
+     * thread of an attempt that ended, still writing), so this write fails instead of truncating
+     * or deleting it, and the checkpoint is declined.
+     */
     @Override
     public void writeDurably(CheckpointLocation target, Content content) throws IOException {
-        writeAndSync(target.toPath(), content);
+        writeAndSync(target.toPath(), content, StandardOpenOption.CREATE_NEW);
     }
 
-    /** Writes {@code file} and fsyncs it; deletes it if {@code content} or the write fails. */
-    private static void writeAndSync(Path file, Content content) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+    /** Writes {@code file} opened with {@code mode} and fsyncs it; deletes it if it was opened and the write fails. */
+    private static void writeAndSync(Path file, Content content, StandardOpenOption mode) throws IOException {
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode);
+        try (channel) {
             java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel),
                     1 << 16);
             content.writeTo(out);
             out.flush();
             channel.force(true);
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(file);
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException deleteFailed) {
+                e.addSuppressed(deleteFailed);
+            }
             throw e;
         }
     }

@@ -149,6 +149,19 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void aTaskFileIsNeverWrittenOverAnotherWritersFile() throws Exception {
+        Path dir = complete(storage, 1, CheckpointKind.CHECKPOINT);
+        byte[] before = Files.readAllBytes(stateFile(dir));
+
+        // A snapshot thread of an ended attempt, still running, reaching a file of the next attempt.
+        assertThatThrownBy(() -> ChecksummedFiles.writeDurably(LocalCheckpointFileSystem.INSTANCE,
+                CheckpointLocation.of(stateFile(dir)), 4, out -> out.writeInt(7)))
+                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+        assertThat(Files.readAllBytes(stateFile(dir))).isEqualTo(before);
+        assertThat(latestValidId()).isEqualTo(1);
+    }
+
+    @Test
     void loadingADirectoryWithoutMetadataNamesTheProblem() throws Exception {
         Path dir = incomplete(storage, 4);
 
