@@ -171,8 +171,19 @@ public final class JdbcSink implements TwoPhaseCommitSink<Event, JdbcTransaction
                     Optional.ofNullable(transactionTimeout), committerTable);
         }
 
-        /** The exactly-once (two-phase commit) sink. */
+        /**
+         * The exactly-once (two-phase commit) sink.
+         *
+         * @throws IllegalArgumentException with a pool of one connection: the open transaction
+         *     holds one from its first row to its prepare, and the commit of the previous
+         *     checkpoint needs another meanwhile, so it would wait for the pool's timeout and fail
+         */
         public JdbcSink build() {
+            if (poolSize < 2) {
+                throw new IllegalArgumentException("pool-size " + poolSize + " is too small for mode exactly-once: the "
+                        + "open transaction holds one connection while the previous checkpoint's commit needs another; "
+                        + "set pool-size to 2 or more");
+            }
             return new JdbcSink(settings());
         }
 

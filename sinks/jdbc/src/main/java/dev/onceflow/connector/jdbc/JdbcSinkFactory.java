@@ -50,7 +50,7 @@ public final class JdbcSinkFactory implements SinkFactory {
             .description("Rows sent to the database in one batch (one COPY or one multi-row INSERT).");
 
     public static final Option<Integer> POOL_SIZE = Option.intOption("pool-size").defaultValue(4).atLeast(1)
-            .description("Maximum connections of each subtask's pool.");
+            .description("Maximum connections of each subtask's pool; mode exactly-once needs 2 or more.");
 
     public static final Option<Duration> TRANSACTION_TIMEOUT = Option.durationOption("transaction-timeout")
             .validate(d -> !d.isZero() && !d.isNegative(), "a positive duration such as 10m")

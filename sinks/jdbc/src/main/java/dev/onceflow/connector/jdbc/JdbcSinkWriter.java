@@ -109,7 +109,18 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while transaction " + transaction.gid() + " was prepared", e);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getCause());
+            // What the prepare thread threw, as preCommit would have thrown it on the task thread.
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException sql) {
+                throw sql;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new SQLException(cause);
         }
         return preCommitted.handle();
     }

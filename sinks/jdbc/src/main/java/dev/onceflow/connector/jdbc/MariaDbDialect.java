@@ -172,10 +172,17 @@ final class MariaDbDialect implements SqlDialect {
             execute(connection, "XA COMMIT " + literal(gid));
             return true;
         } catch (SQLException e) {
-            if (e.getErrorCode() == UNKNOWN_XID) {
-                return false;
+            if (e.getErrorCode() != UNKNOWN_XID) {
+                throw e;
             }
-            throw e;
+            // 1397 also answers a commit while the session that prepared is still open (its close
+            // may still be on its way to the server): then the xid is still listed, and the commit
+            // must be tried again, not taken as done.
+            if (preparedTransactions(connection, gid).contains(gid)) {
+                throw new SQLException("XA COMMIT of " + gid + " got error 1397 while the xid is still prepared: the "
+                        + "session that prepared it has not ended yet", "XA100", UNKNOWN_XID, e);
+            }
+            return false;
         }
     }
 

@@ -44,6 +44,18 @@ class JdbcSinkFactoryTest {
     }
 
     @Test
+    void exactlyOnceRefusesAPoolOfOneConnectionAndSaysWhy() {
+        assertThatThrownBy(() -> factory.createSink(validate(with("pool-size", "1"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("pool-size 1 is too small for mode exactly-once")
+                .hasMessageContaining("set pool-size to 2 or more");
+        assertThat(factory.createSink(validate(with("pool-size", "2")))).isInstanceOf(JdbcSink.class);
+        Map<String, String> writeAhead = new HashMap<>(with("pool-size", "1"));
+        writeAhead.put("mode", "write-ahead");
+        assertThat(factory.createSink(validate(writeAhead))).isInstanceOf(JdbcWriteAheadSink.class);
+    }
+
+    @Test
     void eachModeMakesItsKindOfSink() {
         assertThat(factory.createSink(validate(with("mode", "exactly-once")))).isInstanceOf(JdbcSink.class);
         assertThat(factory.createSink(validate(with("mode", "write-ahead")))).isInstanceOf(JdbcWriteAheadSink.class);

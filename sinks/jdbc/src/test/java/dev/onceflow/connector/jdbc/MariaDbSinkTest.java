@@ -66,6 +66,28 @@ class MariaDbSinkTest {
     }
 
     @Test
+    void aCommitWhileThePreparingSessionIsStillOpenFailsInsteadOfReadingAsCommitted() throws Exception {
+        String gid = job + "-sink-0-1";
+        execute("CREATE TABLE " + table + " (id VARCHAR(64) PRIMARY KEY)");
+        try (Connection preparing = server.connect(); Statement statement = preparing.createStatement()) {
+            statement.execute("XA START '" + gid + "'");
+            statement.execute("INSERT INTO " + table + " VALUES ('1')");
+            statement.execute("XA END '" + gid + "'");
+            statement.execute("XA PREPARE '" + gid + "'");
+
+            try (Connection committing = server.connect()) {
+                assertThatThrownBy(() -> MariaDbDialect.INSTANCE.commitPrepared(committing, gid))
+                        .isInstanceOf(SQLException.class).hasMessageContaining("still prepared");
+            }
+        }
+        try (Connection committing = server.connect()) {
+            assertThat(MariaDbDialect.INSTANCE.commitPrepared(committing, gid)).isTrue();
+            assertThat(MariaDbDialect.INSTANCE.commitPrepared(committing, gid)).as("2PC-4").isFalse();
+        }
+        assertThat(JdbcTestSupport.query(server.connect(), "SELECT id FROM " + table)).containsExactly(List.of("1"));
+    }
+
+    @Test
     void rowsAreInvisibleUntilCommittedFromAnotherConnection() throws Exception {
         try (TransactionalWriter<Event, JdbcTransaction> writer = twoPhase(context(0, 1, OptionalLong.empty()))) {
             writer.abortLingering();
