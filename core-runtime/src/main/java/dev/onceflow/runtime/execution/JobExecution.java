@@ -62,6 +62,9 @@ final class JobExecution implements TaskEnvironment {
         FINISHED, FAILED, CANCELLED
     }
 
+    /** How long the end of an attempt waits for its snapshot threads to stop. */
+    private static final long SNAPSHOT_STOP_SECONDS = 30;
+
     private final String jobName;
     private final JobPlan plan;
     private final CheckpointConfig checkpointConfig;
@@ -434,8 +437,15 @@ final class JobExecution implements TaskEnvironment {
         coordinatorThread.submit(() -> enumerators.values().forEach(EnumeratorHost::close));
         coordinatorThread.shutdown();
         coordinatorThread.awaitTermination(10, TimeUnit.SECONDS);
-        snapshotThreads.shutdownNow();
         timerThread.shutdownNow();
+        // A snapshot thread may still be serializing state into this attempt's checkpoint directory.
+        // The attempt ends after it stopped: the next attempt, or the caller of a cancelled job, never
+        // shares the cores, the heap or the directory with it. Snapshots stop between key groups.
+        snapshotThreads.shutdownNow();
+        if (!snapshotThreads.awaitTermination(SNAPSHOT_STOP_SECONDS, TimeUnit.SECONDS)) {
+            LOG.warn("A snapshot thread of job {} did not stop within {} s of the attempt's end; it is left running",
+                    jobName, SNAPSHOT_STOP_SECONDS);
+        }
     }
 
     // ---- TaskEnvironment: calls from tasks, on any thread ----

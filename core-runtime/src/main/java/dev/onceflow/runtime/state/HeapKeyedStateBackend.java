@@ -328,6 +328,7 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream(1 << 16);
             DataOutputStream out = new DataOutputStream(buffer);
             for (int group = firstGroup; group < endGroup; group++) {
+                Snapshot.stopIfInterrupted();
                 int index = group - firstGroup;
                 List<Integer> withData = new ArrayList<>();
                 for (int s = 0; s < names.size(); s++) {

@@ -131,10 +131,20 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
          * One blob per owned key group that holds state, in the format {@link #restore} reads.
          * Called at most once, on any one thread; releases the view when done, also on failure.
          *
+         * <p>Stops early, between key groups, with {@link java.io.InterruptedIOException} when its
+         * thread is interrupted: the job attempt ended and waits for its snapshot threads to stop.
+         *
          * @throws IOException if the view cannot be read, for instance because the backend was
          *     closed meanwhile
          */
         SortedMap<Integer, byte[]> serialize() throws IOException;
+
+        /** For the loops of {@link #serialize()} and {@link #write()}: ends a snapshot whose attempt ended. */
+        static void stopIfInterrupted() throws java.io.InterruptedIOException {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new java.io.InterruptedIOException("the snapshot was stopped: its job attempt ended");
+            }
+        }
     }
 
     /** A written snapshot: portable key group blobs, or ({@code nativeState} not null) the backend's own. */

@@ -753,6 +753,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             DataOutputStream entriesOut = new DataOutputStream(entries);
             try (ReadOptions read = new ReadOptions().setSnapshot(snapshot); RocksIterator it = db.newIterator(read)) {
                 for (int g = firstGroup; g < endGroup; g++) {
+                    Snapshot.stopIfInterrupted();
                     if (closed) {
                         throw new IOException("the RocksDB keyed state in " + directory + " was closed while its snapshot was written");
                     }
