@@ -357,7 +357,7 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                             @SuppressWarnings("unchecked")
                             K key = (K) entry.getKey();
                             KeyedStateFormat.writeBytes(out, keySerializer.serialize(key));
-                            KeyedStateFormat.writeBytes(out, codecs.get(s).encode(entry.getValue()));
+                            codecs.get(s).writeEncoded(out, entry.getValue());
                         }
                     }
                     for (Map.Entry<String, Map<Object, byte[]>> entry : rawInGroup) {
@@ -425,6 +425,11 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         private final SimpleVersionedSerializer<Object> serializer;
         /** Whether values are changed in place (lists, maps, accumulators), so a snapshot needs them copied first. */
         final boolean mutableValues;
+        /**
+         * Values are single objects encoded with the descriptor's serializer; lists and maps pass
+         * no serializer and override {@link #encode}.
+         */
+        private final boolean encodesSingleValues;
 
         Codec(SimpleVersionedSerializer<?> serializer) {
             this(serializer, false);
@@ -434,6 +439,7 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         Codec(SimpleVersionedSerializer<?> serializer, boolean mutableValues) {
             this.serializer = (SimpleVersionedSerializer<Object>) serializer;
             this.mutableValues = mutableValues;
+            this.encodesSingleValues = serializer != null;
         }
 
         /** A copy of {@code value} that can be changed without changing it; by default through the serializer. */
@@ -447,6 +453,15 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
         byte[] encode(Object value) throws IOException {
             return KeyedStateFormat.encodeValue(serializer, value);
+        }
+
+        /** Writes {@link #encode} length-prefixed, as a snapshot stores it; directly for single values. */
+        void writeEncoded(DataOutputStream out, Object value) throws IOException {
+            if (encodesSingleValues) {
+                KeyedStateFormat.writeEncodedValue(out, serializer, value);
+            } else {
+                KeyedStateFormat.writeBytes(out, encode(value));
+            }
         }
 
         Object decode(byte[] encoded) throws IOException {

@@ -77,6 +77,18 @@ public final class KeyedStateFormat {
         });
     }
 
+    /**
+     * Writes {@code writeBytes(out, encodeValue(serializer, value))} without building the encoding
+     * as an array of its own: a snapshot writes every value of the state this way.
+     */
+    public static <T> void writeEncodedValue(DataOutputStream out, SimpleVersionedSerializer<T> serializer, T value)
+            throws IOException {
+        byte[] payload = serializer.serialize(value);
+        out.writeInt(2 * Integer.BYTES + payload.length);
+        out.writeInt(serializer.version());
+        writeBytes(out, payload);
+    }
+
     public static <T> T decodeValue(SimpleVersionedSerializer<T> serializer, byte[] encoded) throws IOException {
         return Serializers.read(encoded, in -> serializer.deserialize(in.readInt(), readBytes(in)));
     }
