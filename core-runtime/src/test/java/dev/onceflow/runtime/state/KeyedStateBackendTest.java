@@ -360,11 +360,15 @@ class KeyedStateBackendTest {
         }
     }
 
+    /**
+     * 30,000 keys: about seven per heap segment (128 key groups of 32 segments), so a write copies
+     * segments that hold other keys, and half of the keys exist only after the first barrier.
+     */
     @Test
     void aFrozenSnapshotKeepsTheStateOfItsBarrierWhileWritesChangeValuesInPlace() throws Exception {
-        List<String> keys = keys(300);
+        List<String> keys = keys(30_000);
         KeyedStateBackend<String> backend = backend(0, 1);
-        write(backend, keys.subList(0, 200), 0);
+        write(backend, keys.subList(0, 15_000), 0);
         Map<String, String> atFirst = contents(backend.snapshot(), keys);
 
         KeyedStateBackend.Snapshot first = backend.freeze();
