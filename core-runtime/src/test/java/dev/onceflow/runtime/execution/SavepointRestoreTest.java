@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
@@ -109,6 +110,21 @@ class SavepointRestoreTest {
         assertExactlyOnce(CommittedOutput.read(firstOutput, secondOutput));
         assertThat(CommittedOutput.read(secondOutput).countsNotStartingAtOne())
                 .as("the renamed step starts with empty state").isEmpty();
+    }
+
+    /** Keys would hash to other key groups and their state would go missing: refused before anything runs. */
+    @Test
+    void aSavepointIsRefusedByAJobWithAnotherMaxParallelism() throws Exception {
+        Path secondOutput = dir.resolve("output-v2");
+        CheckpointLocation savepoint = runUntilStoppedWithSavepoint("max-parallelism", 2, output);
+        StreamEnvironment changed = new KeyedCountJob(checkpoints, secondOutput, ROWS)
+                .restore(RestoreSetting.fromPath(savepoint)).environment().setMaxParallelism(256);
+
+        assertThatThrownBy(() -> changed.executeAsync("max-parallelism"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(savepoint.toString())
+                .hasMessageContaining("was taken with max-parallelism 128 but the job has 256");
+        assertThat(CommittedOutput.read(secondOutput).lines).as("nothing ran").isZero();
     }
 
     @ParameterizedTest(name = "restore at parallelism {0}")
