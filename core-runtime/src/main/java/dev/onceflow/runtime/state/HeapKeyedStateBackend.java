@@ -14,8 +14,8 @@ import java.util.TreeMap;
 
 /**
  * Keyed state on the heap of one parallel subtask: per state, the entries of each key group are
- * spread over hash maps (segments) by a hash of the key, about {@link #SEGMENTS_PER_SUBTASK} maps
- * for all the subtask's groups.
+ * spread over hash maps (segments) by a hash of the key: a power of two per group, at most
+ * {@link #SEGMENTS_PER_SUBTASK} maps for all the subtask's groups, and at least one per group.
  *
  * <p>Snapshots serialize every key group the subtask owns into one blob per group, so groups can
  * move between subtasks when a savepoint is restored at another parallelism.
@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * the barrier) only marks every segment map as shared with the snapshot and keeps references to
  * them: microseconds, whatever the size of the state. The snapshot thread then serializes those
  * maps ({@link Frozen#serialize()}) while the task goes on. The first write to a shared segment
- * copies that segment's map (about 1/4096 of the state), and the first in-place
+ * copies that segment's map (1/4096 to 1/2048 of the state for up to 4,096 key groups), and the first in-place
  * change of a mutable value (a list, a map, an accumulator) copies that value, so nothing the
  * snapshot reads ever changes. Objects handed to {@code update} or returned by {@code value()}
  * must not be changed in place by the function afterwards; serializers must be thread-safe, since
@@ -39,7 +39,8 @@ import java.util.TreeMap;
 public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     /**
-     * Maps per state that a subtask's key groups are divided into, at least one per group. What a
+     * Maps per state that a subtask's key groups are divided into at most, unless it owns more
+     * groups: at least one per group. What a
      * write copies after a freeze is one map, so the task's pause for it shrinks with the map: with
      * one map per key group, 2.2 M keys in 128 groups, a copy of 17,000 entries paused the task
      * for 10-33 ms (SnapshotStallBenchmark). Segments only divide the heap's maps; snapshots hold
@@ -490,6 +491,10 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             }
         }
 
+        /**
+         * Overridden by the codecs constructed without a serializer (lists, maps), and only by
+         * them: {@link #writeEncoded} writes the values of the others directly, not through this.
+         */
         byte[] encode(Object value) throws IOException {
             return KeyedStateFormat.encodeValue(serializer, value);
         }

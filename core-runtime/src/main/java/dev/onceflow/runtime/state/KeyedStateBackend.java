@@ -139,7 +139,11 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
          */
         SortedMap<Integer, byte[]> serialize() throws IOException;
 
-        /** For the loops of {@link #serialize()} and {@link #write()}: ends a snapshot whose attempt ended. */
+        /**
+         * For the loops of {@link #serialize()} and {@link #write()}, once per key group or file:
+         * ends a snapshot whose attempt ended. A file being written when the interrupt comes is
+         * finished, unless its stream stops at interrupts itself (local file channels do).
+         */
         static void stopIfInterrupted() throws java.io.InterruptedIOException {
             if (Thread.currentThread().isInterrupted()) {
                 throw new java.io.InterruptedIOException("the snapshot was stopped: its job attempt ended");

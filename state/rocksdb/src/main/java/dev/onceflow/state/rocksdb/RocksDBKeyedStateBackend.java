@@ -855,6 +855,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 Map<String, String> listed = new LinkedHashMap<>();
                 NativeHandle handle = NativeHandle.stage(dir, keySerializer.version(), firstGroup, endGroup, names,
                         file -> {
+                            Snapshot.stopIfInterrupted();
                             String name = file.getFileName().toString();
                             String reference = base.get(name);
                             if (reference == null) {
