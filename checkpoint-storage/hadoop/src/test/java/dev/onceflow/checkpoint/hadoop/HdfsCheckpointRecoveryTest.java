@@ -131,7 +131,9 @@ class HdfsCheckpointRecoveryTest {
         long seed = Long.getLong("onceflow.seed", System.nanoTime());
         System.out.println("fiveRandomKillsLoseAndDuplicateNothing seed=" + seed);
         Random random = new Random(seed);
-        long rows = 30_000;
+        // 10 s of input: five runs killed at most 1.5 s after their start cannot reach its end
+        // (with 30,000 rows, 5 s, a run of late kills let the job finish after four).
+        long rows = 60_000;
         JobSpec spec = job(dir, "killed", rows, 6_000);
 
         int kills = 0;
