@@ -70,7 +70,8 @@ public final class JobClient {
             unknown.removeAll(plan.uids());
             if (!unknown.isEmpty() && !allowNonRestoredState) {
                 throw new IllegalArgumentException(initial.directory() + " holds state of operators " + unknown
-                        + " that the job does not have; change the uids back or allow non-restored state");
+                        + " that the job does not have; change the uids back or allow non-restored state"
+                        + " (--allow-non-restored-state, or setAllowNonRestoredState(true))");
             }
             LOG.info("Restoring job {} from {} (checkpoint {})", jobName, initial.directory(), initial.checkpointId());
         } else if (restore instanceof RestoreSetting.Latest) {

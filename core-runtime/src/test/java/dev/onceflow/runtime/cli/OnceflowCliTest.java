@@ -89,6 +89,30 @@ class OnceflowCliTest {
         assertThat(lines.get(1)).matches("Status page: http://127\\.0\\.0\\.1:\\d+/ \\(JSON at /status, /checkpoints, /metrics\\)");
     }
 
+    /** A stateful step got another uid: refused in one line that names the flag, then resumed with it. */
+    @Test
+    void resumingWithStateOfAnOperatorTheJobNoLongerHasNeedsTheFlag() throws Exception {
+        Path first = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+        assertThat(run("run", first.toString(), "--progress-interval", "0")).as(err.toString()).isZero();
+        Path renamed = JobFiles.write(dir, "renamed.yaml", JobFiles.validWith(dir, "uid: count", "uid: count-v2"));
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+
+        int refused = run("run", renamed.toString(), "--resume", "latest", "--progress-interval", "0");
+
+        assertThat(refused).isEqualTo(2);
+        assertThat(lines(err)).singleElement().asString().startsWith("onceflow: ")
+                .contains("holds state of operators [count]").contains("--allow-non-restored-state");
+        assertThat(out.toString()).as("nothing ran").isEmpty();
+
+        err.getBuffer().setLength(0);
+        int allowed = run("run", renamed.toString(), "--resume", "latest", "--allow-non-restored-state",
+                "--progress-interval", "0");
+
+        assertThat(allowed).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("Job good-job finished: read 0 records");
+    }
+
     @Test
     void checkpointsListsCompleteCorruptAndIncompleteOnes() throws Exception {
         CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(dir.resolve("job")));
