@@ -63,6 +63,37 @@ class JobMetricsTest {
                 .map(CheckpointStats::checkpointId).toList();
     }
 
+    /** Holds each record for {@code micros} on the calling thread, busy, as a slow step does. */
+    private static Event slow(Event event, long micros) {
+        long end = System.nanoTime() + micros * 1_000;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        return event;
+    }
+
+    private double backpressureSeconds(String operator) {
+        return registry.find(JobMetrics.BACKPRESSURE_TIME).tag("operator", operator).functionCounters().stream()
+                .mapToDouble(FunctionCounter::count).sum();
+    }
+
+    /**
+     * A step after the count that takes 50 us per record: 30,000 records keep each of its two
+     * subtasks busy for 0.75 s, and the channels hold about 8,000 records, so the source's task
+     * (whose chain ends in {@code map}) waits for most of that time, and its meter says so.
+     */
+    @Test
+    void aSlowStepDownstreamShowsAsBackpressureOfTheTaskBeforeIt() throws Exception {
+        long rows = 30_000;
+        JobResult result = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), rows)
+                .afterCount(event -> slow(event, 50)).meterRegistry(registry).execute("backpressured");
+
+        assertThat(result.status()).isEqualTo(JobResult.Status.FINISHED);
+        assertThat(result.recordsWritten()).isEqualTo(rows);
+        assertThat(backpressureSeconds("map")).as("seconds the source's task waited for channel capacity")
+                .isGreaterThan(0.25);
+    }
+
     @Test
     void boundedJobCountsEveryRecordOncePerOperatorAndEveryCompletedCheckpoint() throws Exception {
         long rows = 4_000;
