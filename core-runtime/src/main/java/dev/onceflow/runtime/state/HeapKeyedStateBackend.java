@@ -40,11 +40,10 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     /**
      * Maps per state that a subtask's key groups are divided into at most, unless it owns more
-     * groups: at least one per group. What a
-     * write copies after a freeze is one map, so the task's pause for it shrinks with the map: with
-     * one map per key group, 2.2 M keys in 128 groups, a copy of 17,000 entries paused the task
-     * for 10-33 ms (SnapshotStallBenchmark). Segments only divide the heap's maps; snapshots hold
-     * one blob per key group, as before.
+     * groups: at least one per group. What a write copies after a freeze is one map, so the task's
+     * pause for it shrinks with the map: with one map per key group, 2.2 M keys in 128 groups, a
+     * copy of 17,000 entries paused the task for 10-33 ms (SnapshotStallBenchmark). Segments only
+     * divide the heap's maps; snapshots hold one blob per key group, as before.
      */
     static final int SEGMENTS_PER_SUBTASK = 4096;
 

@@ -71,10 +71,7 @@ public final class KeyedStateFormat {
     }
 
     public static <T> byte[] encodeValue(SimpleVersionedSerializer<T> serializer, T value) throws IOException {
-        return Serializers.write(out -> {
-            out.writeInt(serializer.version());
-            writeBytes(out, serializer.serialize(value));
-        });
+        return Serializers.write(out -> writeValueBody(out, serializer.version(), serializer.serialize(value)));
     }
 
     /**
@@ -85,7 +82,12 @@ public final class KeyedStateFormat {
             throws IOException {
         byte[] payload = serializer.serialize(value);
         out.writeInt(2 * Integer.BYTES + payload.length);
-        out.writeInt(serializer.version());
+        writeValueBody(out, serializer.version(), payload);
+    }
+
+    /** A single value's encoding: {@code int version, int length, bytes}. */
+    private static void writeValueBody(DataOutputStream out, int version, byte[] payload) throws IOException {
+        out.writeInt(version);
         writeBytes(out, payload);
     }
 
