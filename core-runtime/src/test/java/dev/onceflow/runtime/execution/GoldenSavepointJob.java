@@ -75,8 +75,19 @@ public final class GoldenSavepointJob {
 
     /** Writes {@code <target>/savepoint-<id>/} and {@code <target>/delivered.csv}. */
     public static void main(String[] args) throws Exception {
+        Path target = newGoldenFolder(args, "GoldenSavepointJob", "golden");
+        Path work = Files.createTempDirectory("onceflow-golden-");
+        RECEIVED.clear();
+        JobClient client = environment(work, RestoreSetting.fresh(), 2_000).executeAsync("golden");
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.progress().recordsRead() >= ROWS / 3);
+        keepSavepoint(client, ROWS, target);
+    }
+
+    /** The folder named by the only argument, which must not exist yet; exits with a usage line otherwise. */
+    static Path newGoldenFolder(String[] args, String job, String root) {
         if (args.length != 1) {
-            System.err.println("usage: GoldenSavepointJob <target folder, e.g. core-runtime/src/test/resources/golden/0.2.0>");
+            System.err.println("usage: " + job + " <target folder, e.g. core-runtime/src/test/resources/" + root
+                    + "/0.2.0>");
             System.exit(2);
         }
         Path target = Path.of(args[0]);
@@ -84,13 +95,17 @@ public final class GoldenSavepointJob {
             System.err.println(target + " exists; golden savepoints are never overwritten: pick a new folder");
             System.exit(2);
         }
-        Path work = Files.createTempDirectory("onceflow-golden-");
-        RECEIVED.clear();
-        JobClient client = environment(work, RestoreSetting.fresh(), 2_000).executeAsync("golden");
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.progress().recordsRead() >= ROWS / 3);
+        return target;
+    }
+
+    /**
+     * Stops the job with a savepoint and copies it into {@code target}, with what the sink received
+     * before it as {@link #DELIVERED}; fails if the job read all {@code rows} first.
+     */
+    static void keepSavepoint(JobClient client, long rows, Path target) throws Exception {
         CheckpointLocation savepoint = client.triggerSavepoint(true).get(30, TimeUnit.SECONDS);
         JobResult result = client.result().get(30, TimeUnit.SECONDS);
-        if (result.status() != JobResult.Status.FINISHED || result.recordsRead() >= ROWS) {
+        if (result.status() != JobResult.Status.FINISHED || result.recordsRead() >= rows) {
             throw new IllegalStateException("the job was to stop mid-run with a savepoint, but ended " + result);
         }
         Path source = savepoint.toPath();
