@@ -228,7 +228,7 @@ public final class CheckpointCoordinator {
         consecutiveFailures = 0;
         CheckpointStats stats = new CheckpointStats(p.id, p.kind, true, p.timestamp,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), metadata.stateSize(),
-                TimeUnit.NANOSECONDS.toMillis(p.maxAlignmentNanos), null);
+                metadata.fullStateSize(), TimeUnit.NANOSECONDS.toMillis(p.maxAlignmentNanos), null);
         participants.checkpointFinished(stats);
         LOG.debug("Completed {} {} in {} ms ({} bytes) at {}", p.kind.name().toLowerCase(java.util.Locale.ROOT), p.id,
                 stats.durationMillis(), stats.stateBytes(), directory);
@@ -271,7 +271,7 @@ public final class CheckpointCoordinator {
 
     private void failed(Pending p, String reason) {
         participants.checkpointFinished(new CheckpointStats(p.id, p.kind, false, p.timestamp,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), 0, 0, reason));
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.startNanos), 0, 0, 0, reason));
         if (p.savepoint != null) {
             p.savepoint.completeExceptionally(new IllegalStateException("savepoint " + p.id + " failed: " + reason));
         }

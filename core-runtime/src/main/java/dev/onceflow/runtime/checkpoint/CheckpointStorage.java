@@ -76,13 +76,17 @@ public final class CheckpointStorage {
         CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
         int checksum = ChecksummedFiles.writeDurably(fs, target, length, out -> TaskStateCodec.encode(operators, out));
         List<String> shared = new ArrayList<>();
+        long uploadedBytes = 0;
+        long sharedBytes = 0;
         for (OperatorSnapshot snapshot : operators.values()) {
             if (snapshot.nativeKeyedState() != null) {
                 shared.addAll(snapshot.nativeKeyedState().sharedFiles());
+                uploadedBytes += snapshot.nativeKeyedState().uploadedBytes();
+                sharedBytes += snapshot.nativeKeyedState().sharedBytes();
             }
         }
         return new CheckpointMetadata.TaskStateRef(taskName, operatorUids, subtask, parallelism, file,
-                length, checksum, shared);
+                length, checksum, shared, uploadedBytes, sharedBytes);
     }
 
     /** Where incremental snapshots of this job put the files checkpoints share. */

@@ -260,7 +260,7 @@ public final class OnceflowCli {
                 var m = l.metadata();
                 out.printf("%-8d %-10s %-10s %12s %10s  %-24s %s%s%n", l.id(),
                         l.directory().name().startsWith("savepoint") ? "savepoint" : "checkpoint",
-                        l.status(), m == null ? "-" : m.stateSize() + " B",
+                        l.status(), m == null ? "-" : m.fullStateSize() + " B",
                         m == null ? "-" : (m.completionTimestamp() - m.triggerTimestamp()) + " ms",
                         m == null ? "-" : Instant.ofEpochMilli(m.completionTimestamp()).toString(), l.directory(),
                         l.problem() == null ? "" : "  (" + l.problem() + ")");

@@ -33,6 +33,7 @@ public final class JobMetrics {
     public static final String BACKPRESSURE_TIME = "onceflow.backpressure.time";
     public static final String CHECKPOINT_DURATION = "onceflow.checkpoint.duration";
     public static final String CHECKPOINT_SIZE = "onceflow.checkpoint.size";
+    public static final String CHECKPOINT_FULL_SIZE = "onceflow.checkpoint.full.size";
     public static final String CHECKPOINT_ALIGNMENT = "onceflow.checkpoint.alignment";
     public static final String CHECKPOINT_FAILURES = "onceflow.checkpoint.failures";
     public static final String LAST_COMPLETED_CHECKPOINT = "onceflow.checkpoint.last.completed.id";
@@ -101,7 +102,11 @@ public final class JobMetrics {
         Timer.builder(CHECKPOINT_DURATION).tags(tags).description("from trigger to completion")
                 .register(registry).record(Duration.ofMillis(stats.durationMillis()));
         DistributionSummary.builder(CHECKPOINT_SIZE).tags(tags).baseUnit("bytes")
-                .description("total size of the state files").register(registry).record(stats.stateBytes());
+                .description("bytes the checkpoint wrote (an incremental one: what changed since its base)")
+                .register(registry).record(stats.stateBytes());
+        DistributionSummary.builder(CHECKPOINT_FULL_SIZE).tags(tags).baseUnit("bytes")
+                .description("bytes a restore of the checkpoint reads, shared files of earlier checkpoints included")
+                .register(registry).record(stats.fullStateBytes());
         Timer.builder(CHECKPOINT_ALIGNMENT).tags(tags)
                 .description("the longest time a task held its channels for the barrier")
                 .register(registry).record(Duration.ofMillis(stats.maxAlignmentMillis()));

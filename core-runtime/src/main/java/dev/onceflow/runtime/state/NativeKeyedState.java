@@ -14,11 +14,24 @@ import java.util.List;
  *     small files inline); it is input on restore and parsed defensively
  * @param sharedFiles the files in the job's shared state directory the handle refers to, as
  *     references of {@link SharedStateStore}: kept while a retained checkpoint lists them
+ * @param uploadedBytes the size of the shared files this snapshot uploaded itself (the others it
+ *     refers to were uploaded by an earlier checkpoint); for checkpoint statistics, known when the
+ *     snapshot is written and 0 when read back from a state file (the metadata keeps it)
+ * @param sharedBytes the size of all of {@code sharedFiles}; as {@code uploadedBytes}
  */
-public record NativeKeyedState(String backend, int firstGroup, int endGroup, byte[] handle, List<String> sharedFiles) {
+public record NativeKeyedState(String backend, int firstGroup, int endGroup, byte[] handle, List<String> sharedFiles,
+        long uploadedBytes, long sharedBytes) {
 
     public NativeKeyedState {
         sharedFiles = List.copyOf(sharedFiles);
+        if (uploadedBytes < 0 || sharedBytes < uploadedBytes) {
+            throw new IllegalArgumentException("shared file sizes: uploaded " + uploadedBytes + " of " + sharedBytes);
+        }
+    }
+
+    /** State read back from a state file, whose shared files' sizes are not stored there. */
+    public NativeKeyedState(String backend, int firstGroup, int endGroup, byte[] handle, List<String> sharedFiles) {
+        this(backend, firstGroup, endGroup, handle, sharedFiles, 0, 0);
     }
 
     /** Whether this state holds key groups of the subtask owning {@code first..end-1}. */

@@ -210,6 +210,26 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void theMetadataKeepsWhatACheckpointUploadedAndWhatItRefersToApart() throws Exception {
+        String old = upload(1, "old.sst");
+        String fresh = upload(2, "fresh.sst");
+        OperatorSnapshot snapshot = new OperatorSnapshot(Map.of(), Map.of(), new TreeMap<>(), Map.of(),
+                new NativeKeyedState("rocksdb", 0, 128, CheckpointFixtures.utf8("handle@2"), List.of(old, fresh),
+                        300, 1_000));
+        CheckpointMetadata.TaskStateRef ref = storage.writeTaskState(2, CheckpointKind.CHECKPOINT, "stage1",
+                List.of("count"), 0, 1, Map.of("count", snapshot));
+        storage.writeMetadata(CheckpointFixtures.metadata(2, CheckpointKind.CHECKPOINT, List.of(ref)));
+
+        CheckpointMetadata read = storage.latestValid().orElseThrow().metadata();
+
+        CheckpointMetadata.TaskStateRef task = read.tasks().get(0);
+        assertThat(task.uploadedSharedBytes()).isEqualTo(300);
+        assertThat(task.sharedBytes()).isEqualTo(1_000);
+        assertThat(read.stateSize()).as("the state file and the shared bytes it uploaded").isEqualTo(task.length() + 300);
+        assertThat(read.fullStateSize()).as("the state file and every shared file").isEqualTo(task.length() + 1_000);
+    }
+
+    @Test
     void pruneDeletesSharedFilesNoRetainedCheckpointListsButKeepsThoseOfRunningCheckpoints() throws Exception {
         String a = upload(1, "a.sst");
         String b = upload(1, "b.sst");

@@ -853,20 +853,24 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                             + checkpointId + " was written");
                 }
                 Map<String, String> listed = new LinkedHashMap<>();
+                long[] uploadedAndShared = new long[2];
                 NativeHandle handle = NativeHandle.stage(dir, keySerializer.version(), firstGroup, endGroup, names,
                         file -> {
                             Snapshot.stopIfInterrupted();
                             String name = file.getFileName().toString();
                             String reference = base.get(name);
+                            long size = Files.size(file);
                             if (reference == null) {
                                 reference = shared.upload(checkpointId, file);
+                                uploadedAndShared[0] += size;
                             }
+                            uploadedAndShared[1] += size;
                             listed.put(name, reference);
                             return reference;
                         });
                 uploads.put(checkpointId, listed);
                 return new Result(new TreeMap<>(), new NativeKeyedState(BACKEND_NAME, firstGroup, endGroup,
-                        handle.encode(), List.copyOf(listed.values())));
+                        handle.encode(), List.copyOf(listed.values()), uploadedAndShared[0], uploadedAndShared[1]));
             } finally {
                 try {
                     deleteRecursively(dir);

@@ -30,6 +30,8 @@ class IncrementalCheckpointJobTest {
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     private static final long ROWS = 16_000;
+    /** What the checksummed envelope of a shared file adds to the file's own bytes (header, CRC). */
+    private static final long ENVELOPE_BYTES = 4 + 4 + 8 + 4;
 
     @TempDir
     Path dir;
@@ -93,6 +95,31 @@ class IncrementalCheckpointJobTest {
         }
         assertThat(distinct.size()).as("files uploaded once and listed by several checkpoints")
                 .isLessThan(listed.size());
+        // Sizes: a checkpoint wrote its state files and the shared files it uploaded itself; a
+        // restore of it reads its state files and every shared file it lists.
+        int smallerThanFull = 0;
+        for (CheckpointStorage.Listing checkpoint : retained) {
+            long written = 0;
+            long full = 0;
+            for (CheckpointMetadata.TaskStateRef task : checkpoint.metadata().tasks()) {
+                written += task.length();
+                full += task.length();
+                for (String shared : task.sharedFiles()) {
+                    long size = Files.size(jobDirectory.resolve(shared)) - ENVELOPE_BYTES;
+                    full += size;
+                    if (uploader(shared) == checkpoint.id()) {
+                        written += size;
+                    }
+                }
+            }
+            assertThat(checkpoint.metadata().stateSize()).as("bytes %s wrote", checkpoint.directory()).isEqualTo(written);
+            assertThat(checkpoint.metadata().fullStateSize()).as("bytes a restore of %s reads", checkpoint.directory())
+                    .isEqualTo(full);
+            smallerThanFull += written < full ? 1 : 0;
+        }
+        // A checkpoint right after a compaction may upload every file it lists; two in a row cannot.
+        assertThat(smallerThanFull).as("retained checkpoints that wrote less than a restore of them reads")
+                .isPositive();
         long newest = retained.stream().mapToLong(CheckpointStorage.Listing::id).max().orElseThrow();
         // Files a checkpoint still running at the failure uploaded are garbage until a later one completes.
         Set<String> onDisk = sharedOnDisk(jobDirectory);
