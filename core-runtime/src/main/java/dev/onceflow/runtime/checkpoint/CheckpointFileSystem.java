@@ -16,7 +16,7 @@ import java.util.ServiceLoader;
  * <li>CFS-1 {@link #writeAtomically}: once it returns, the file holds exactly the bytes and
  *     survives a crash of this process and of the machine. If it fails or the process dies
  *     first, the target holds its previous content or does not exist: never a partial file.
- * <li>CFS-2 {@link #read} of a missing file throws {@link java.nio.file.NoSuchFileException}.
+ * <li>CFS-2 {@link #read} and {@link #open} of a missing file throw {@link java.nio.file.NoSuchFileException}.
  * <li>CFS-3 {@link #listDirectories} of a missing location returns an empty list.
  * <li>CFS-4 {@link #mkdirs} creates missing parents and succeeds if the directory exists.
  * <li>CFS-5 {@link #deleteRecursively} of a missing location succeeds without effect.
@@ -72,6 +72,15 @@ public interface CheckpointFileSystem {
 
     /** All bytes of {@code file} (CFS-2). */
     byte[] read(CheckpointLocation file) throws IOException;
+
+    /**
+     * The bytes of {@code file} as a stream the caller closes, for files too large to hold in
+     * memory (shared state files of hundreds of megabytes). The default reads the whole file
+     * first; file systems that can stream override it (CFS-2).
+     */
+    default java.io.InputStream open(CheckpointLocation file) throws IOException {
+        return new java.io.ByteArrayInputStream(read(file));
+    }
 
     boolean exists(CheckpointLocation location) throws IOException;
 

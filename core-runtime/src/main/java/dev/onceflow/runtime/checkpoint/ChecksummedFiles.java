@@ -138,33 +138,72 @@ public final class ChecksummedFiles {
      *     magic number or version, or a checksum mismatch
      */
     public static byte[] read(CheckpointFileSystem fs, CheckpointLocation file) throws IOException {
-        byte[] bytes = fs.read(file);
-        if (bytes.length < HEADER + TRAILER) {
-            throw new CorruptCheckpointException(file + " is truncated (" + bytes.length + " bytes)");
+        java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream(1 << 12);
+        copyPayload(fs, file, payload);
+        return payload.toByteArray();
+    }
+
+    /**
+     * Like {@link #read}, streaming the payload into {@code out} in pieces instead of returning
+     * it, so a file of any size passes through a small buffer. What reached {@code out} before a
+     * {@link CorruptCheckpointException} is not to be used.
+     */
+    public static void copyPayload(CheckpointFileSystem fs, CheckpointLocation file, java.io.OutputStream out)
+            throws IOException {
+        try (java.io.InputStream in = fs.open(file)) {
+            byte[] header = new byte[HEADER];
+            int got = in.readNBytes(header, 0, HEADER);
+            if (got < HEADER) {
+                throw new CorruptCheckpointException(file + " is truncated (" + got + " bytes)");
+            }
+            ByteBuffer buffer = ByteBuffer.wrap(header);
+            if (buffer.getInt() != MAGIC) {
+                throw new CorruptCheckpointException(file + " is not a checkpoint file (bad magic number)");
+            }
+            int version = buffer.getInt();
+            if (version != FORMAT_VERSION) {
+                throw new CorruptCheckpointException(file + " has unknown format version " + version);
+            }
+            long length = buffer.getLong();
+            CRC32C crc = new CRC32C();
+            byte[] chunk = new byte[1 << 16];
+            long copied = 0;
+            while (copied < length) {
+                int n = in.read(chunk, 0, (int) Math.min(chunk.length, length - copied));
+                if (n < 0) {
+                    if (copied + HEADER < HEADER + TRAILER) {
+                        throw new CorruptCheckpointException(file + " is truncated (" + (copied + HEADER) + " bytes)");
+                    }
+                    throw sizeMismatch(file, length, copied - TRAILER);
+                }
+                crc.update(chunk, 0, n);
+                out.write(chunk, 0, n);
+                copied += n;
+            }
+            byte[] trailer = new byte[TRAILER];
+            int trailerBytes = in.readNBytes(trailer, 0, TRAILER);
+            if (trailerBytes < TRAILER) {
+                if (length + HEADER + trailerBytes < HEADER + TRAILER) {
+                    throw new CorruptCheckpointException(file + " is truncated (" + (length + HEADER + trailerBytes)
+                            + " bytes)");
+                }
+                throw sizeMismatch(file, length, length + trailerBytes - TRAILER);
+            }
+            long extra = in.transferTo(java.io.OutputStream.nullOutputStream());
+            if (extra > 0) {
+                throw sizeMismatch(file, length, length + extra);
+            }
+            int expected = ByteBuffer.wrap(trailer).getInt();
+            if ((int) crc.getValue() != expected) {
+                throw new CorruptCheckpointException(file + " fails its checksum (stored " + Integer.toHexString(expected)
+                        + ", computed " + Integer.toHexString((int) crc.getValue()) + ")");
+            }
         }
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        if (buffer.getInt() != MAGIC) {
-            throw new CorruptCheckpointException(file + " is not a checkpoint file (bad magic number)");
-        }
-        int version = buffer.getInt();
-        if (version != FORMAT_VERSION) {
-            throw new CorruptCheckpointException(file + " has unknown format version " + version);
-        }
-        long length = buffer.getLong();
-        if (length != bytes.length - HEADER - TRAILER) {
-            throw new CorruptCheckpointException(file + " is truncated or padded: header says " + length
-                    + " payload bytes, file holds " + (bytes.length - HEADER - TRAILER));
-        }
-        byte[] payload = new byte[(int) length];
-        buffer.get(payload);
-        int expected = buffer.getInt();
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        if ((int) crc.getValue() != expected) {
-            throw new CorruptCheckpointException(file + " fails its checksum (stored " + Integer.toHexString(expected)
-                    + ", computed " + Integer.toHexString((int) crc.getValue()) + ")");
-        }
-        return payload;
+    }
+
+    private static CorruptCheckpointException sizeMismatch(CheckpointLocation file, long announced, long holds) {
+        return new CorruptCheckpointException(file + " is truncated or padded: header says " + announced
+                + " payload bytes, file holds " + holds);
     }
 
     /** The CRC32C of {@code payload}, as stored in the envelope and in checkpoint metadata. */

@@ -83,6 +83,11 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
     }
 
     @Override
+    public java.io.InputStream open(CheckpointLocation file) throws IOException {
+        return Files.newInputStream(file.toPath());
+    }
+
+    @Override
     public boolean exists(CheckpointLocation location) {
         return Files.exists(location.toPath());
     }

@@ -45,7 +45,10 @@ final class SharedStateFiles implements SharedStateStore {
 
     @Override
     public void download(String reference, Path localFile) throws IOException {
-        Files.write(localFile, ChecksummedFiles.read(fs, locate(reference)));
+        // Streamed: an SST file is tens of megabytes, and keyed state may be larger than the heap.
+        try (java.io.OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(localFile), 1 << 16)) {
+            ChecksummedFiles.copyPayload(fs, locate(reference), out);
+        }
     }
 
     CheckpointLocation locate(String reference) throws IOException {

@@ -85,6 +85,15 @@ final class HadoopCheckpointFileSystem implements CheckpointFileSystem {
     }
 
     @Override
+    public java.io.InputStream open(CheckpointLocation file) throws IOException {
+        try {
+            return files.open(pathOf(file));
+        } catch (FileNotFoundException e) {
+            throw new NoSuchFileException(file.toString());
+        }
+    }
+
+    @Override
     public boolean exists(CheckpointLocation location) throws IOException {
         return files.util().exists(pathOf(location));
     }

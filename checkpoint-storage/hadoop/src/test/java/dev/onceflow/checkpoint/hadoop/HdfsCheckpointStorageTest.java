@@ -29,6 +29,7 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.TestInfo;
 
 /**
@@ -89,6 +90,30 @@ class HdfsCheckpointStorageTest {
     private String[] remaining() throws IOException {
         return Arrays.stream(HDFS.cluster().fileSystem().listStatus(hadoopPath(jobDirectory)))
                 .map(s -> s.getPath().getName()).sorted().toArray(String[]::new);
+    }
+
+    @Test
+    void aSharedFileIsStreamedBackFromHdfsAndACorruptOneIsRefused(@TempDir Path local) throws Exception {
+        // Several times the 64 KiB copy buffer, with a length that is not a multiple of it.
+        byte[] content = new byte[5 * 65_536 + 123];
+        new java.util.SplittableRandom(7).nextBytes(content);
+        Path file = local.resolve("000042.sst");
+        java.nio.file.Files.write(file, content);
+        String reference = storage.sharedState().upload(3, file);
+
+        Path downloaded = local.resolve("downloaded.sst");
+        storage.sharedState().download(reference, downloaded);
+
+        assertThat(java.nio.file.Files.readAllBytes(downloaded)).isEqualTo(content);
+        CheckpointLocation stored = jobDirectory;
+        for (String segment : reference.split("/")) {
+            stored = stored.resolve(segment);
+        }
+        byte[] raw = readRaw(stored);
+        raw[raw.length / 2] ^= 1;
+        writeRaw(stored, raw);
+        assertThatThrownBy(() -> storage.sharedState().download(reference, local.resolve("corrupt.sst")))
+                .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("fails its checksum");
     }
 
     @Test

@@ -1,0 +1,103 @@
+package dev.onceflow.runtime.execution;
+
+import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.runtime.api.Collector;
+import dev.onceflow.runtime.api.KeyedProcessFunction;
+import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.config.CheckpointConfig;
+import dev.onceflow.runtime.config.RestartStrategy;
+import dev.onceflow.runtime.state.StateDescriptor;
+import dev.onceflow.runtime.state.ValueState;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.serialization.Serializers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A job whose keyed state is several times the heap, run in a child JVM by
+ * {@code RocksDBStateLargerThanHeapTest}: datagen ids {@code 0..2*KEYS-1} over {@link #KEYS} keys, so
+ * every key is seen twice, in id order (the keys are a multiple of the splits, so both ids of a
+ * key are in one split). The first visit stores {@link #PAYLOAD_CHARS} random characters derived
+ * from the key; the second checks them and emits {@code Event(id, key, "ok" or what was wrong, 2)}
+ * to the filesystem sink. Once, late in the second pass, the job fails and restores its latest
+ * incremental checkpoint, state and all.
+ *
+ * <p>Arguments: the checkpoint directory and the output directory. Prints {@code restarts=<n>}
+ * and exits 0 when the job finished.
+ */
+public final class LargeStateJob {
+
+    static final int KEYS = 300_000;
+    static final int PAYLOAD_CHARS = 1_000;
+    static final long ROWS = 2L * KEYS;
+    /** The id at which the job fails once: three quarters into the second pass. */
+    static final long FAIL_AT = KEYS + 3L * KEYS / 4;
+
+    private static final char[] ALPHABET =
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".toCharArray();
+    private static final AtomicBoolean FAILED = new AtomicBoolean();
+
+    private LargeStateJob() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        StreamEnvironment env = StreamEnvironment.create()
+                .setParallelism(2)
+                // Every checkpoint is kept, so the test can measure the one the restore read.
+                .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
+                        .withDirectory(Path.of(args[0])).withRetained(1_000))
+                .setRestartStrategy(RestartStrategy.fixedDelay(1, Duration.ofMillis(100)));
+        env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).build(), "events").uid("events")
+                .keyBy(Event::key, Serializers.STRING)
+                .process(SecondVisit::new).uid("visits")
+                .sinkTo(FileSystemSink.builder(args[1]).build()).uid("files");
+        JobResult result = env.execute("large-state");
+        System.out.println("restarts=" + result.restarts() + " status=" + result.status());
+        System.exit(result.status() == JobResult.Status.FINISHED ? 0 : 1);
+    }
+
+    /** The characters the first visit of {@code key} stores. */
+    static String payloadOf(String key) {
+        SplittableRandom random = new SplittableRandom(key.hashCode());
+        char[] chars = new char[PAYLOAD_CHARS];
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = ALPHABET[random.nextInt(ALPHABET.length)];
+        }
+        return new String(chars);
+    }
+
+    /** Stores the payload at a key's first visit; checks it and emits at the second. */
+    static final class SecondVisit extends KeyedProcessFunction<String, Event, Event> {
+
+        private ValueState<String> stored;
+        private ValueState<Long> visits;
+
+        @Override
+        public void open(KeyedContext context) {
+            stored = context.getState(StateDescriptor.value("payload", Serializers.STRING));
+            visits = context.getState(StateDescriptor.value("visits", Serializers.LONG));
+        }
+
+        @Override
+        public void processElement(Event event, Context<String> context, Collector<Event> out) {
+            long id = Long.parseLong(event.id());
+            if (id == FAIL_AT && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure at id " + id);
+            }
+            Long seen = visits.value();
+            long now = seen == null ? 1 : seen + 1;
+            visits.update(now);
+            if (id < KEYS) {
+                stored.update(payloadOf(event.key()));
+                return;
+            }
+            String value = stored.value();
+            String verdict = value == null ? "payload-lost" : value.equals(payloadOf(event.key())) ? "ok"
+                    : "payload-changed";
+            out.collect(new Event(event.id(), event.key(), verdict, now));
+        }
+    }
+}
