@@ -170,11 +170,20 @@ public final class CheckpointStorage {
             if (!fs.exists(file)) {
                 throw new CorruptCheckpointException("state file " + ref.file() + " is missing");
             }
-            byte[] payload = ChecksummedFiles.read(fs, file);
-            if (payload.length != ref.length() || ChecksummedFiles.checksum(payload) != ref.checksum()) {
+            // Streamed and verified whole; key group blobs stay in the file until a backend reads them.
+            ChecksummedFiles.Parsed<Map<String, OperatorSnapshot>> parsed;
+            try {
+                parsed = ChecksummedFiles.readStreaming(fs, file, payload -> TaskStateCodec.decode(payload,
+                        (offset, length) -> StoredKeyGroups.inFile(fs, file, offset, length)));
+            } catch (CorruptCheckpointException e) {
+                throw e;
+            } catch (IOException e) {
+                throw new CorruptCheckpointException("state file " + ref.file() + " cannot be decoded: " + e.getMessage(), e);
+            }
+            if (parsed.length() != ref.length() || parsed.checksum() != ref.checksum()) {
                 // A valid file that is not the one the metadata recorded (replaced, or from another attempt).
                 throw new CorruptCheckpointException("state file " + ref.file() + " is not the file the metadata recorded ("
-                        + payload.length + " bytes, checksum " + Integer.toHexString(ChecksummedFiles.checksum(payload))
+                        + parsed.length() + " bytes, checksum " + Integer.toHexString(parsed.checksum())
                         + "; recorded " + ref.length() + " bytes, checksum " + Integer.toHexString(ref.checksum()) + ")");
             }
             for (String shared : ref.sharedFiles()) {
@@ -183,11 +192,7 @@ public final class CheckpointStorage {
                     throw new CorruptCheckpointException("shared state file " + shared + " of " + ref.file() + " is missing");
                 }
             }
-            try {
-                tasks.add(new RestoredCheckpoint.TaskState(ref, TaskStateCodec.decode(payload)));
-            } catch (IOException e) {
-                throw new CorruptCheckpointException("state file " + ref.file() + " cannot be decoded: " + e.getMessage(), e);
-            }
+            tasks.add(new RestoredCheckpoint.TaskState(ref, parsed.value()));
         }
         return new RestoredCheckpoint(directory, metadata, tasks, new SharedStateFiles(fs, directory.parent()));
     }

@@ -64,11 +64,8 @@ public final class ChecksummedFiles {
 
     private static int write(CheckpointFileSystem fs, CheckpointLocation target, long payloadLength,
             PayloadWriter writer, boolean atomic) throws IOException {
-        if (payloadLength > Integer.MAX_VALUE - HEADER - TRAILER - 8) {
-            // Readers load a state file into one array.
-            throw new IOException(target + ": " + payloadLength + " bytes of state is more than one state file holds"
-                    + " (2 GiB); raise the parallelism");
-        }
+        // No limit but the long: task state and shared files are read as streams (readStreaming,
+        // copyPayload), only metadata into one array.
         int[] checksum = new int[1];
         CheckpointFileSystem.Content envelopeContent = file -> {
             java.io.DataOutputStream envelope = new java.io.DataOutputStream(file);
@@ -150,9 +147,48 @@ public final class ChecksummedFiles {
      */
     public static void copyPayload(CheckpointFileSystem fs, CheckpointLocation file, java.io.OutputStream out)
             throws IOException {
-        try (java.io.InputStream in = fs.open(file)) {
+        readStreaming(fs, file, payload -> payload.in().transferTo(out));
+    }
+
+    /** Parses a payload as it streams past; {@link Payload#position()} says how far it got. */
+    @FunctionalInterface
+    public interface PayloadParser<T> {
+        T parse(Payload payload) throws IOException;
+    }
+
+    /** A payload being read: its bytes, how many there are, and how many were consumed. */
+    public interface Payload {
+        java.io.DataInputStream in();
+
+        /** The payload's length, as the envelope's header says. */
+        long length();
+
+        /** Bytes consumed so far; the payload starts at file offset {@link #PAYLOAD_OFFSET}. */
+        long position();
+
+        default long remaining() {
+            return length() - position();
+        }
+    }
+
+    /** Where a payload starts in its file: after the header. */
+    public static final long PAYLOAD_OFFSET = HEADER;
+
+    /** What {@link #readStreaming} found: the parser's result and the payload's length and CRC32C. */
+    public record Parsed<T>(T value, long length, int checksum) {
+    }
+
+    /**
+     * Verifies a file as {@link #read} does while {@code parser} reads its payload from a stream,
+     * so no part of the file need be held in memory. The parser must consume the whole payload
+     * (it may skip parts with {@code skipNBytes}; they are read for the checksum all the same). If
+     * it fails on a file whose checksum fails too, the checksum failure is reported.
+     */
+    public static <T> Parsed<T> readStreaming(CheckpointFileSystem fs, CheckpointLocation file, PayloadParser<T> parser)
+            throws IOException {
+        try (java.io.InputStream raw = fs.open(file)) {
             byte[] header = new byte[HEADER];
-            int got = in.readNBytes(header, 0, HEADER);
+            int got = raw.readNBytes(header, 0, HEADER);
             if (got < HEADER) {
                 throw new CorruptCheckpointException(file + " is truncated (" + got + " bytes)");
             }
@@ -165,40 +201,179 @@ public final class ChecksummedFiles {
                 throw new CorruptCheckpointException(file + " has unknown format version " + version);
             }
             long length = buffer.getLong();
-            CRC32C crc = new CRC32C();
-            byte[] chunk = new byte[1 << 16];
-            long copied = 0;
-            while (copied < length) {
-                int n = in.read(chunk, 0, (int) Math.min(chunk.length, length - copied));
-                if (n < 0) {
-                    if (copied + HEADER < HEADER + TRAILER) {
-                        throw new CorruptCheckpointException(file + " is truncated (" + (copied + HEADER) + " bytes)");
-                    }
-                    throw sizeMismatch(file, length, copied - TRAILER);
-                }
-                crc.update(chunk, 0, n);
-                out.write(chunk, 0, n);
-                copied += n;
+            if (length < 0) {
+                throw new CorruptCheckpointException(file + " has a negative payload length " + length);
             }
-            byte[] trailer = new byte[TRAILER];
-            int trailerBytes = in.readNBytes(trailer, 0, TRAILER);
-            if (trailerBytes < TRAILER) {
-                if (length + HEADER + trailerBytes < HEADER + TRAILER) {
-                    throw new CorruptCheckpointException(file + " is truncated (" + (length + HEADER + trailerBytes)
-                            + " bytes)");
+            ChecksummingInput payload = new ChecksummingInput(raw, length);
+            CountingInput counted = new CountingInput(new java.io.BufferedInputStream(payload, 1 << 16));
+            java.io.DataInputStream in = new java.io.DataInputStream(counted);
+            Payload view = new Payload() {
+                @Override
+                public java.io.DataInputStream in() {
+                    return in;
                 }
-                throw sizeMismatch(file, length, length + trailerBytes - TRAILER);
+
+                @Override
+                public long length() {
+                    return length;
+                }
+
+                @Override
+                public long position() {
+                    return counted.count;
+                }
+            };
+            T value;
+            try {
+                value = parser.parse(view);
+                if (in.read() >= 0) {
+                    throw new IOException("the payload goes on after its content (at byte " + (counted.count - 1)
+                            + " of " + length + ")");
+                }
+            } catch (IOException | RuntimeException e) {
+                // A damaged file fails to parse as often as its checksum: say which it is.
+                in.transferTo(java.io.OutputStream.nullOutputStream());
+                if (payload.ended) {
+                    throw endedEarly(file, length, payload.count);
+                }
+                byte[] trailer = raw.readNBytes(TRAILER);
+                if (trailer.length == TRAILER && ByteBuffer.wrap(trailer).getInt() != (int) payload.crc.getValue()) {
+                    CorruptCheckpointException corrupt = checksumMismatch(file, ByteBuffer.wrap(trailer).getInt(),
+                            payload.crc);
+                    corrupt.addSuppressed(e);
+                    throw corrupt;
+                }
+                throw e;
             }
-            long extra = in.transferTo(java.io.OutputStream.nullOutputStream());
+            if (payload.ended) {
+                throw endedEarly(file, length, payload.count);
+            }
+            byte[] trailer = raw.readNBytes(TRAILER);
+            if (trailer.length < TRAILER) {
+                throw endedEarly(file, length, length + trailer.length);
+            }
+            long extra = raw.transferTo(java.io.OutputStream.nullOutputStream());
             if (extra > 0) {
                 throw sizeMismatch(file, length, length + extra);
             }
             int expected = ByteBuffer.wrap(trailer).getInt();
-            if ((int) crc.getValue() != expected) {
-                throw new CorruptCheckpointException(file + " fails its checksum (stored " + Integer.toHexString(expected)
-                        + ", computed " + Integer.toHexString((int) crc.getValue()) + ")");
+            if ((int) payload.crc.getValue() != expected) {
+                throw checksumMismatch(file, expected, payload.crc);
             }
+            return new Parsed<>(value, length, expected);
         }
+    }
+
+    private static CorruptCheckpointException checksumMismatch(CheckpointLocation file, int stored, CRC32C computed) {
+        return new CorruptCheckpointException(file + " fails its checksum (stored " + Integer.toHexString(stored)
+                + ", computed " + Integer.toHexString((int) computed.getValue()) + ")");
+    }
+
+    /**
+     * At most {@code limit} bytes of a stream, each added to a CRC32C; skipping reads the bytes
+     * too, so the checksum covers them. Remembers whether the stream ended before the limit.
+     */
+    private static final class ChecksummingInput extends java.io.InputStream {
+        final CRC32C crc = new CRC32C();
+        private final java.io.InputStream in;
+        private final long limit;
+        long count;
+        boolean ended;
+
+        ChecksummingInput(java.io.InputStream in, long limit) {
+            this.in = in;
+            this.limit = limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] bytes, int offset, int length) throws IOException {
+            if (length == 0) {
+                return 0;
+            }
+            if (count >= limit) {
+                return -1;
+            }
+            int n = in.read(bytes, offset, (int) Math.min(length, limit - count));
+            if (n < 0) {
+                ended = true;
+                return -1;
+            }
+            crc.update(bytes, offset, n);
+            count += n;
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            byte[] scratch = new byte[(int) Math.min(n, 1 << 16)];
+            long skipped = 0;
+            while (skipped < n) {
+                int read = read(scratch, 0, (int) Math.min(scratch.length, n - skipped));
+                if (read < 0) {
+                    break;
+                }
+                skipped += read;
+            }
+            return skipped;
+        }
+
+        @Override
+        public int available() throws IOException {
+            return (int) Math.min(in.available(), limit - count);
+        }
+
+        @Override
+        public void close() {
+            // The caller closes the file.
+        }
+    }
+
+    /** Counts the bytes a parser consumed, skipped ones included. */
+    private static final class CountingInput extends java.io.FilterInputStream {
+        long count;
+
+        CountingInput(java.io.InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                count++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] bytes, int offset, int length) throws IOException {
+            int n = in.read(bytes, offset, length);
+            if (n > 0) {
+                count += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long skipped = in.skip(n);
+            count += skipped;
+            return skipped;
+        }
+    }
+
+    /** The file ended {@code afterHeader} bytes after its header, before its trailer did. */
+    private static CorruptCheckpointException endedEarly(CheckpointLocation file, long announced, long afterHeader) {
+        if (afterHeader < TRAILER) {
+            return new CorruptCheckpointException(file + " is truncated (" + (HEADER + afterHeader) + " bytes)");
+        }
+        return sizeMismatch(file, announced, afterHeader - TRAILER);
     }
 
     private static CorruptCheckpointException sizeMismatch(CheckpointLocation file, long announced, long holds) {

@@ -15,9 +15,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A validated checkpoint or savepoint, loaded into memory, that hands each new operator instance
+ * A validated checkpoint or savepoint that hands each new operator instance
  * its share of the state: the same share at unchanged parallelism, a redistributed one otherwise
- * (see {@link OperatorSnapshot} for the three distribution rules).
+ * (see {@link OperatorSnapshot} for the three distribution rules). Operator lists are in memory;
+ * key groups stay in their state files until a backend reads them ({@link StoredKeyGroups}).
  */
 public final class RestoredCheckpoint {
 
@@ -74,7 +75,7 @@ public final class RestoredCheckpoint {
         int previous = parallelismByOperator.get(uid);
         Map<String, List<byte[]>> lists = new LinkedHashMap<>();
         Map<String, List<byte[]>> subtaskLists = new LinkedHashMap<>();
-        Map<Integer, byte[]> keyed = new HashMap<>();
+        StoredKeyGroups.Builder keyed = new StoredKeyGroups.Builder();
         List<NativeKeyedState> natives = new ArrayList<>();
         if (previous == parallelism) {
             OperatorSnapshot own = former.get(subtask);
@@ -109,7 +110,7 @@ public final class RestoredCheckpoint {
             entry.getValue().unionState().forEach((name, values) ->
                     union.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values));
         }
-        return new RestoredState(id, previous, lists, subtaskLists, keyed, union, natives, sharedState);
+        return new RestoredState(id, previous, lists, subtaskLists, keyed.build(), union, natives, sharedState);
     }
 
     /** One task's state file, decoded. */

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 
 /** Binary format of one task's state file: the snapshots of the operators in its chain, by uid. */
 final class TaskStateCodec {
@@ -102,45 +100,69 @@ final class TaskStateCodec {
         return length;
     }
 
-    static Map<String, OperatorSnapshot> decode(byte[] bytes) throws IOException {
-        return Serializers.read(bytes, in -> {
-            int format = in.readInt();
-            if (format < 1 || format > FORMAT_VERSION) {
-                throw new IOException("cannot read a task state file of format " + format + "; this build reads 1 to "
-                        + FORMAT_VERSION);
+    /**
+     * Reads a task state file's payload as it streams past. Key group blobs are not read into
+     * memory: {@code blobs} turns each one's place in the file into a {@link StoredKeyGroups.Blob}
+     * that reads it when a backend restores it.
+     */
+    static Map<String, OperatorSnapshot> decode(ChecksummedFiles.Payload payload, BlobLocator blobs)
+            throws IOException {
+        DataInputStream in = payload.in();
+        int format = in.readInt();
+        if (format < 1 || format > FORMAT_VERSION) {
+            throw new IOException("cannot read a task state file of format " + format + "; this build reads 1 to "
+                    + FORMAT_VERSION);
+        }
+        int count = readLength(payload, "operator count");
+        Map<String, OperatorSnapshot> operators = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            String uid = in.readUTF();
+            Map<String, List<byte[]>> lists = readLists(payload);
+            Map<String, List<byte[]>> subtaskLists = readLists(payload);
+            Map<String, List<byte[]>> unionLists = format >= 2 ? readLists(payload) : Map.of();
+            int groups = readLength(payload, "key group count");
+            StoredKeyGroups.Builder keyed = new StoredKeyGroups.Builder();
+            for (int g = 0; g < groups; g++) {
+                int group = in.readInt();
+                int length = readLength(payload, "key group " + group);
+                keyed.put(group, blobs.locate(ChecksummedFiles.PAYLOAD_OFFSET + payload.position(), length));
+                in.skipNBytes(length);
             }
-            int count = Serializers.readLength(in, "operator count");
-            Map<String, OperatorSnapshot> operators = new LinkedHashMap<>();
-            for (int i = 0; i < count; i++) {
-                String uid = in.readUTF();
-                Map<String, List<byte[]>> lists = readLists(in);
-                Map<String, List<byte[]>> subtaskLists = readLists(in);
-                Map<String, List<byte[]>> unionLists = format >= 2 ? readLists(in) : Map.of();
-                int groups = Serializers.readLength(in, "key group count");
-                SortedMap<Integer, byte[]> keyed = new TreeMap<>();
-                for (int g = 0; g < groups; g++) {
-                    keyed.put(in.readInt(), readBytes(in));
+            NativeKeyedState nativeState = null;
+            if (format >= 3 && in.readBoolean()) {
+                String backend = in.readUTF();
+                int first = in.readInt();
+                int end = in.readInt();
+                byte[] handle = readBytes(payload);
+                int files = readLength(payload, "shared file count");
+                List<String> shared = new ArrayList<>(Math.min(files, 1 << 10));
+                for (int f = 0; f < files; f++) {
+                    shared.add(CheckpointStorage.checkSharedReference(in.readUTF()));
                 }
-                NativeKeyedState nativeState = null;
-                if (format >= 3 && in.readBoolean()) {
-                    String backend = in.readUTF();
-                    int first = in.readInt();
-                    int end = in.readInt();
-                    byte[] handle = readBytes(in);
-                    int files = Serializers.readLength(in, "shared file count");
-                    List<String> shared = new ArrayList<>(files);
-                    for (int f = 0; f < files; f++) {
-                        shared.add(CheckpointStorage.checkSharedReference(in.readUTF()));
-                    }
-                    if (first < 0 || end < first) {
-                        throw new IOException("keyed state of operator " + uid + " has key groups " + first + ".." + end);
-                    }
-                    nativeState = new NativeKeyedState(backend, first, end, handle, shared);
+                if (first < 0 || end < first) {
+                    throw new IOException("keyed state of operator " + uid + " has key groups " + first + ".." + end);
                 }
-                operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed, unionLists, nativeState));
+                nativeState = new NativeKeyedState(backend, first, end, handle, shared);
             }
-            return operators;
-        });
+            operators.put(uid, new OperatorSnapshot(lists, subtaskLists, keyed.build(), unionLists, nativeState));
+        }
+        return operators;
+    }
+
+    /** Where a key group blob of {@code length} bytes at {@code offset} in the file can be read later. */
+    @FunctionalInterface
+    interface BlobLocator {
+        StoredKeyGroups.Blob locate(long offset, int length);
+    }
+
+    /** A length or count, at most the bytes the payload has left (a corrupt one fails here, not in an allocation). */
+    private static int readLength(ChecksummedFiles.Payload payload, String what) throws IOException {
+        int length = payload.in().readInt();
+        if (length < 0 || length > payload.remaining()) {
+            throw new IOException("corrupt " + what + ": length " + length + " with " + payload.remaining()
+                    + " bytes left");
+        }
+        return length;
     }
 
     private static void writeLists(DataOutputStream out, Map<String, List<byte[]>> lists) throws IOException {
@@ -154,15 +176,15 @@ final class TaskStateCodec {
         }
     }
 
-    private static Map<String, List<byte[]>> readLists(DataInputStream in) throws IOException {
-        int count = Serializers.readLength(in, "state list count");
+    private static Map<String, List<byte[]>> readLists(ChecksummedFiles.Payload payload) throws IOException {
+        int count = readLength(payload, "state list count");
         Map<String, List<byte[]>> lists = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
-            String name = in.readUTF();
-            int size = Serializers.readLength(in, "state list " + name);
-            List<byte[]> values = new ArrayList<>(size);
+            String name = payload.in().readUTF();
+            int size = readLength(payload, "state list " + name);
+            List<byte[]> values = new ArrayList<>(Math.min(size, 1 << 10));
             for (int v = 0; v < size; v++) {
-                values.add(readBytes(in));
+                values.add(readBytes(payload));
             }
             lists.put(name, values);
         }
@@ -174,9 +196,9 @@ final class TaskStateCodec {
         out.write(bytes);
     }
 
-    private static byte[] readBytes(DataInputStream in) throws IOException {
-        byte[] bytes = new byte[Serializers.readLength(in, "state value")];
-        in.readFully(bytes);
+    private static byte[] readBytes(ChecksummedFiles.Payload payload) throws IOException {
+        byte[] bytes = new byte[readLength(payload, "state value")];
+        payload.in().readFully(bytes);
         return bytes;
     }
 }

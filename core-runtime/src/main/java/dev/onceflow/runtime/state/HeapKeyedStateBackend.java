@@ -417,14 +417,13 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     @Override
     public void restore(Map<Integer, byte[]> keyGroups) throws IOException {
-        for (Map.Entry<Integer, byte[]> entry : keyGroups.entrySet()) {
-            int group = entry.getKey();
+        for (int group : keyGroups.keySet()) {
             if (group < firstGroup || group >= endGroup) {
-                continue;
+                continue; // not read at all: a restored checkpoint reads a group's blob when asked
             }
             // Keys are read with the version they were written in (rule SER-2) and written back
             // with the current one.
-            KeyedStateFormat.readGroup(entry.getValue(), (name, keyVersion, key, value) ->
+            KeyedStateFormat.readGroup(keyGroups.get(group), (name, keyVersion, key, value) ->
                     unclaimed.computeIfAbsent(name, n -> new HashMap<>()).computeIfAbsent(group, g -> new HashMap<>())
                             .put(keySerializer.deserialize(keyVersion, key), value));
         }

@@ -1,5 +1,6 @@
 package dev.onceflow.runtime.checkpoint;
 
+import static dev.onceflow.runtime.checkpoint.CheckpointFixtures.flipByte;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -47,6 +48,30 @@ class ChecksummedFilesTest {
         ChecksummedFiles.writeAtomically(LOCAL, CheckpointLocation.of(file), shorter);
 
         assertThat(ChecksummedFiles.read(LOCAL, CheckpointLocation.of(file))).isEqualTo(shorter);
+    }
+
+    @Test
+    void aStreamingParserSeesThePayloadAndADamagedFileIsReportedByItsChecksum() throws Exception {
+        Path file = written();
+        ChecksummedFiles.PayloadParser<String> firstWordThenSkip = payload -> {
+            byte[] first = payload.in().readNBytes(3);
+            assertThat(payload.position()).isEqualTo(3);
+            payload.in().skipNBytes(payload.remaining());
+            return new String(first, StandardCharsets.UTF_8);
+        };
+
+        ChecksummedFiles.Parsed<String> parsed = ChecksummedFiles.readStreaming(LOCAL, CheckpointLocation.of(file),
+                firstWordThenSkip);
+
+        assertThat(parsed.value()).isEqualTo("the");
+        assertThat(parsed.length()).isEqualTo(PAYLOAD.length);
+        assertThat(parsed.checksum()).isEqualTo(ChecksummedFiles.checksum(PAYLOAD));
+        // A parser that fails on damaged content: the damage is what is reported.
+        flipByte(file);
+        assertThatThrownBy(() -> ChecksummedFiles.readStreaming(LOCAL, CheckpointLocation.of(file), payload -> {
+            throw new java.io.IOException("corrupt length");
+        })).isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("fails its checksum")
+                .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
     }
 
     @Test

@@ -125,6 +125,41 @@ class RestoredCheckpointTest {
     }
 
     @Test
+    void keyGroupsAreReadFromTheirFilesOneAtATimeWhenABackendAsksForThem() throws Exception {
+        // Two former subtasks with 100 key groups each, of 0 bytes to 200 KiB (several copy buffers).
+        CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(root.resolve("job")));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        Map<Integer, byte[]> written = new TreeMap<>();
+        List<CheckpointMetadata.TaskStateRef> refs = new ArrayList<>();
+        for (int j = 0; j < 2; j++) {
+            TreeMap<Integer, byte[]> keyed = new TreeMap<>();
+            for (int group = j * 100; group < (j + 1) * 100; group++) {
+                byte[] blob = new byte[group % 10 == 0 ? 200 * 1024 + group : random.nextInt(2_000)];
+                random.nextBytes(blob);
+                keyed.put(group, blob);
+            }
+            written.putAll(keyed);
+            refs.add(storage.writeTaskState(7, CheckpointKind.CHECKPOINT, "stage1", List.of(UID), j, 2,
+                    Map.of(UID, new OperatorSnapshot(Map.of(), Map.of(), keyed))));
+        }
+        storage.writeMetadata(metadata(7, CheckpointKind.CHECKPOINT, refs));
+
+        RestoredState state = storage.latestValid().orElseThrow().stateFor(UID, 0, 1);
+
+        assertThat(state.keyedState()).as("not read into memory at load").isInstanceOf(StoredKeyGroups.class)
+                .containsOnlyKeys(written.keySet());
+        for (Map.Entry<Integer, byte[]> group : written.entrySet()) {
+            assertThat(state.keyedState().get(group.getKey())).as("key group %d", group.getKey())
+                    .isEqualTo(group.getValue());
+        }
+        // Read when asked, from the file: a file gone after loading fails the read of its groups only.
+        java.nio.file.Files.delete(root.resolve("job").resolve("chk-7").resolve("stage1-1.state"));
+        assertThat(state.keyedState().get(5)).isEqualTo(written.get(5));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> state.keyedState().get(105))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("key group 105");
+    }
+
+    @Test
     void anOperatorWithoutStateGetsAnEmptyButRestoredShare() throws Exception {
         RestoredCheckpoint checkpoint = checkpoint(1);
 

@@ -413,13 +413,14 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         if (!ids.isEmpty()) {
             throw new IllegalStateException("restore must come before any state is registered");
         }
-        for (Map.Entry<Integer, byte[]> entry : new TreeMap<>(keyGroups).entrySet()) {
-            int group = entry.getKey();
+        // One group's blob at a time, and only the owned ones: a restored checkpoint reads each
+        // from its file when asked (StoredKeyGroups), so state larger than the heap restores.
+        for (int group : new java.util.TreeSet<>(keyGroups.keySet())) {
             if (group < firstGroup || group >= endGroup) {
                 continue;
             }
             try (WriteBatch batch = new WriteBatch()) {
-                KeyedStateFormat.readGroup(entry.getValue(), (name, keyVersion, key, value) -> {
+                KeyedStateFormat.readGroup(keyGroups.get(group), (name, keyVersion, key, value) -> {
                     // Keys are stored with the current serializer version (rule SER-2): they are
                     // compared as bytes, so one key must have one encoding.
                     byte[] current = keyVersion == keySerializer.version() ? key

@@ -1,0 +1,177 @@
+package dev.onceflow.runtime.checkpoint;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Restored key groups whose blobs stay in their state files until a backend asks for them: a
+ * restore holds one key group's bytes at a time instead of the whole checkpoint, and groups
+ * another subtask owns are never read. The files were verified whole (length, CRC32C) when the
+ * checkpoint was loaded; a blob is read again on {@link #get} and on iteration of the entries.
+ *
+ * <p>Read only. {@link #get} and the entries' {@code getValue} throw {@link UncheckedIOException}
+ * when the file cannot be read any more.
+ */
+public final class StoredKeyGroups extends AbstractMap<Integer, byte[]> implements SortedMap<Integer, byte[]> {
+
+    /** Where one key group's blob is: in memory, or a range of a checkpoint file's payload. */
+    interface Blob {
+        byte[] load() throws IOException;
+    }
+
+    private final TreeMap<Integer, Blob> blobs;
+
+    private StoredKeyGroups(TreeMap<Integer, Blob> blobs) {
+        this.blobs = blobs;
+    }
+
+    /** A blob of {@code length} bytes at {@code offset} in the envelope of checkpoint file {@code file}. */
+    static Blob inFile(CheckpointFileSystem fs, CheckpointLocation file, long offset, int length) {
+        return () -> {
+            try (InputStream in = fs.open(file)) {
+                in.skipNBytes(offset);
+                byte[] bytes = in.readNBytes(length);
+                if (bytes.length != length) {
+                    throw new CorruptCheckpointException(file + " ended inside a key group (at " + offset + ", "
+                            + length + " bytes): it changed since it was verified");
+                }
+                return bytes;
+            }
+        };
+    }
+
+    /** Collects key groups of one or more former subtasks. */
+    static final class Builder {
+        private final TreeMap<Integer, Blob> blobs = new TreeMap<>();
+
+        Builder put(int group, Blob blob) {
+            blobs.put(group, blob);
+            return this;
+        }
+
+        /** Adds every group of {@code groups}, without reading the blobs of stored ones. */
+        Builder putAll(Map<Integer, byte[]> groups) {
+            if (groups instanceof StoredKeyGroups stored) {
+                blobs.putAll(stored.blobs);
+            } else {
+                groups.forEach((group, bytes) -> blobs.put(group, () -> bytes));
+            }
+            return this;
+        }
+
+        StoredKeyGroups build() {
+            return new StoredKeyGroups(new TreeMap<>(blobs));
+        }
+    }
+
+    @Override
+    public byte[] get(Object key) {
+        Blob blob = blobs.get(key);
+        return blob == null ? null : load((Integer) key, blob);
+    }
+
+    private static byte[] load(int group, Blob blob) {
+        try {
+            return blob.load();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read key group " + group + " of the restored checkpoint: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        return blobs.containsKey(key);
+    }
+
+    @Override
+    public int size() {
+        return blobs.size();
+    }
+
+    @Override
+    public Set<Integer> keySet() {
+        return java.util.Collections.unmodifiableSortedSet(blobs.navigableKeySet());
+    }
+
+    @Override
+    public Set<Entry<Integer, byte[]>> entrySet() {
+        return new AbstractSet<>() {
+            @Override
+            public Iterator<Entry<Integer, byte[]>> iterator() {
+                Iterator<Entry<Integer, Blob>> it = blobs.entrySet().iterator();
+                return new Iterator<>() {
+                    @Override
+                    public boolean hasNext() {
+                        return it.hasNext();
+                    }
+
+                    @Override
+                    public Entry<Integer, byte[]> next() {
+                        Entry<Integer, Blob> next = it.next();
+                        return new Entry<>() {
+                            @Override
+                            public Integer getKey() {
+                                return next.getKey();
+                            }
+
+                            @Override
+                            public byte[] getValue() {
+                                return load(next.getKey(), next.getValue());
+                            }
+
+                            @Override
+                            public byte[] setValue(byte[] value) {
+                                throw new UnsupportedOperationException("restored key groups are read only");
+                            }
+                        };
+                    }
+                };
+            }
+
+            @Override
+            public int size() {
+                return blobs.size();
+            }
+        };
+    }
+
+    @Override
+    public Comparator<? super Integer> comparator() {
+        return null;
+    }
+
+    @Override
+    public SortedMap<Integer, byte[]> subMap(Integer fromKey, Integer toKey) {
+        return new StoredKeyGroups(new TreeMap<>(blobs.subMap(fromKey, toKey)));
+    }
+
+    @Override
+    public SortedMap<Integer, byte[]> headMap(Integer toKey) {
+        return new StoredKeyGroups(new TreeMap<>(blobs.headMap(toKey)));
+    }
+
+    @Override
+    public SortedMap<Integer, byte[]> tailMap(Integer fromKey) {
+        return new StoredKeyGroups(new TreeMap<>(blobs.tailMap(fromKey)));
+    }
+
+    @Override
+    public Integer firstKey() {
+        return blobs.firstKey();
+    }
+
+    @Override
+    public Integer lastKey() {
+        return blobs.lastKey();
+    }
+}
