@@ -74,7 +74,16 @@ public final class CheckpointStorage {
         long length = TaskStateCodec.encodedLength(operators);
         String file = taskName + "-" + subtask + ".state";
         CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
-        int checksum = ChecksummedFiles.writeDurably(fs, target, length, out -> TaskStateCodec.encode(operators, out));
+        int checksum;
+        try {
+            checksum = ChecksummedFiles.writeDurably(fs, target, length, out -> TaskStateCodec.encode(operators, out));
+        } finally {
+            for (OperatorSnapshot snapshot : operators.values()) {
+                if (snapshot.keyedState() instanceof StoredKeyGroups spilled) {
+                    spilled.close(); // a backend's local snapshot file, read once
+                }
+            }
+        }
         List<String> shared = new ArrayList<>();
         long uploadedBytes = 0;
         long sharedBytes = 0;

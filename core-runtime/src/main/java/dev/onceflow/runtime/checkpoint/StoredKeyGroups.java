@@ -18,44 +18,88 @@ import java.util.TreeMap;
  * another subtask owns are never read. The files were verified whole (length, CRC32C) when the
  * checkpoint was loaded; a blob is read again on {@link #get} and on iteration of the entries.
  *
+ * <p>The same holds for a snapshot a backend wrote to a local file as it scanned its state (the
+ * RocksDB backend does, for full checkpoints and savepoints): the task state file is then written
+ * from that file one group at a time, and {@link #close()} deletes it.
+ *
  * <p>Read only. {@link #get} and the entries' {@code getValue} throw {@link UncheckedIOException}
  * when the file cannot be read any more.
  */
-public final class StoredKeyGroups extends AbstractMap<Integer, byte[]> implements SortedMap<Integer, byte[]> {
+public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
+        implements SortedMap<Integer, byte[]>, AutoCloseable {
 
-    /** Where one key group's blob is: in memory, or a range of a checkpoint file's payload. */
+    /** Where one key group's blob is: in memory, or a range of a file. */
     interface Blob {
         byte[] load() throws IOException;
+
+        int length();
     }
 
     private final TreeMap<Integer, Blob> blobs;
+    private Runnable closeAction;
 
-    private StoredKeyGroups(TreeMap<Integer, Blob> blobs) {
+    private StoredKeyGroups(TreeMap<Integer, Blob> blobs, Runnable onClose) {
         this.blobs = blobs;
+        this.closeAction = onClose;
     }
 
-    /** A blob of {@code length} bytes at {@code offset} in the envelope of checkpoint file {@code file}. */
+    /** A blob of {@code length} bytes at {@code offset} (from the start) of file {@code file}. */
     static Blob inFile(CheckpointFileSystem fs, CheckpointLocation file, long offset, int length) {
-        return () -> {
-            try (InputStream in = fs.open(file)) {
-                in.skipNBytes(offset);
-                byte[] bytes = in.readNBytes(length);
-                if (bytes.length != length) {
-                    throw new CorruptCheckpointException(file + " ended inside a key group (at " + offset + ", "
-                            + length + " bytes): it changed since it was verified");
+        return new Blob() {
+            @Override
+            public byte[] load() throws IOException {
+                try (InputStream in = fs.open(file)) {
+                    in.skipNBytes(offset);
+                    byte[] bytes = in.readNBytes(length);
+                    if (bytes.length != length) {
+                        throw new CorruptCheckpointException(file + " ended inside a key group (at " + offset + ", "
+                                + length + " bytes): it changed since it was verified");
+                    }
+                    return bytes;
+                } catch (java.io.EOFException e) {
+                    throw new CorruptCheckpointException(file + " ended before key group bytes at " + offset
+                            + ": it changed since it was verified", e);
                 }
-                return bytes;
+            }
+
+            @Override
+            public int length() {
+                return length;
             }
         };
     }
 
-    /** Collects key groups of one or more former subtasks. */
-    static final class Builder {
+    private static Blob inMemory(byte[] bytes) {
+        return new Blob() {
+            @Override
+            public byte[] load() {
+                return bytes;
+            }
+
+            @Override
+            public int length() {
+                return bytes.length;
+            }
+        };
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Collects key groups of one or more former subtasks, or of one snapshot written to a local file. */
+    public static final class Builder {
         private final TreeMap<Integer, Blob> blobs = new TreeMap<>();
+        private Runnable onClose = () -> { };
 
         Builder put(int group, Blob blob) {
             blobs.put(group, blob);
             return this;
+        }
+
+        /** A key group of {@code length} bytes at {@code offset} of a local file. */
+        public Builder putRange(int group, java.nio.file.Path file, long offset, int length) {
+            return put(group, inFile(LocalCheckpointFileSystem.INSTANCE, CheckpointLocation.of(file), offset, length));
         }
 
         /** Adds every group of {@code groups}, without reading the blobs of stored ones. */
@@ -63,13 +107,41 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]> implemen
             if (groups instanceof StoredKeyGroups stored) {
                 blobs.putAll(stored.blobs);
             } else {
-                groups.forEach((group, bytes) -> blobs.put(group, () -> bytes));
+                groups.forEach((group, bytes) -> blobs.put(group, inMemory(bytes)));
             }
             return this;
         }
 
-        StoredKeyGroups build() {
-            return new StoredKeyGroups(new TreeMap<>(blobs));
+        /** What {@link StoredKeyGroups#close()} does (deleting a local file), once. */
+        public Builder onClose(Runnable action) {
+            onClose = action;
+            return this;
+        }
+
+        public StoredKeyGroups build() {
+            return new StoredKeyGroups(new TreeMap<>(blobs), onClose);
+        }
+    }
+
+    /** The size of key group {@code group}'s blob, without reading it. */
+    public int length(int group) {
+        Blob blob = blobs.get(group);
+        if (blob == null) {
+            throw new IllegalArgumentException("no key group " + group);
+        }
+        return blob.length();
+    }
+
+    /** Releases what holds the blobs (a backend's local snapshot file); later reads fail. Idempotent. */
+    @Override
+    public void close() {
+        Runnable action;
+        synchronized (this) {
+            action = closeAction;
+            closeAction = null;
+        }
+        if (action != null) {
+            action.run();
         }
     }
 
@@ -152,17 +224,17 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]> implemen
 
     @Override
     public SortedMap<Integer, byte[]> subMap(Integer fromKey, Integer toKey) {
-        return new StoredKeyGroups(new TreeMap<>(blobs.subMap(fromKey, toKey)));
+        return new StoredKeyGroups(new TreeMap<>(blobs.subMap(fromKey, toKey)), () -> { });
     }
 
     @Override
     public SortedMap<Integer, byte[]> headMap(Integer toKey) {
-        return new StoredKeyGroups(new TreeMap<>(blobs.headMap(toKey)));
+        return new StoredKeyGroups(new TreeMap<>(blobs.headMap(toKey)), () -> { });
     }
 
     @Override
     public SortedMap<Integer, byte[]> tailMap(Integer fromKey) {
-        return new StoredKeyGroups(new TreeMap<>(blobs.tailMap(fromKey)));
+        return new StoredKeyGroups(new TreeMap<>(blobs.tailMap(fromKey)), () -> { });
     }
 
     @Override

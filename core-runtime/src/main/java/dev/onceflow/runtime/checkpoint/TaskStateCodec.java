@@ -63,8 +63,15 @@ final class TaskStateCodec {
             length += listsLength(entry.getValue().listState()) + listsLength(entry.getValue().subtaskState())
                     + listsLength(entry.getValue().unionState());
             length += Integer.BYTES;
-            for (byte[] group : entry.getValue().keyedState().values()) {
-                length += Integer.BYTES * 2 + group.length;
+            if (entry.getValue().keyedState() instanceof StoredKeyGroups stored) {
+                // Blobs a backend wrote to a local file: measured without reading them.
+                for (int group : stored.keySet()) {
+                    length += Integer.BYTES * 2 + stored.length(group);
+                }
+            } else {
+                for (byte[] group : entry.getValue().keyedState().values()) {
+                    length += Integer.BYTES * 2 + group.length;
+                }
             }
             length += 1;
             NativeKeyedState nativeState = entry.getValue().nativeKeyedState();

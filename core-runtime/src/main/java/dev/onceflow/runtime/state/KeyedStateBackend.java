@@ -66,9 +66,20 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
         return freeze();
     }
 
-    /** Takes a snapshot and serializes it at once, on the calling thread. */
+    /** Takes a snapshot and serializes it at once, on the calling thread, into memory. */
     default SortedMap<Integer, byte[]> snapshot() throws IOException {
-        return freeze().serialize();
+        SortedMap<Integer, byte[]> serialized = freeze().serialize();
+        if (serialized instanceof AutoCloseable spilled) {
+            // Written to a local file by the backend: read it back, then let the file go.
+            try (spilled) {
+                return new java.util.TreeMap<>(serialized);
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        }
+        return serialized;
     }
 
     /**
@@ -130,6 +141,8 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
         /**
          * One blob per owned key group that holds state, in the format {@link #restore} reads.
          * Called at most once, on any one thread; releases the view when done, also on failure.
+         * A backend whose state may not fit the heap returns the blobs in a local file instead
+         * ({@code dev.onceflow.runtime.checkpoint.StoredKeyGroups}, closed by whoever writes them).
          *
          * <p>Stops early, between key groups, with {@link java.io.InterruptedIOException} when its
          * thread is interrupted: the job attempt ended and waits for its snapshot threads to stop.

@@ -1,5 +1,6 @@
 package dev.onceflow.state.rocksdb;
 
+import dev.onceflow.runtime.checkpoint.StoredKeyGroups;
 import dev.onceflow.runtime.state.AggregateFunction;
 import dev.onceflow.runtime.state.AggregatingState;
 import dev.onceflow.runtime.state.KeyGroups;
@@ -13,9 +14,11 @@ import dev.onceflow.runtime.state.SharedStateStore;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +34,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -78,6 +82,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksDBKeyedStateBackend.class);
     private static final int PREFIX = 4;
+    /** Numbers the local files full snapshots are written to, unique in the process. */
+    private static final AtomicLong SPILLS = new AtomicLong();
     private static final long BLOCK_CACHE_BYTES = 64L << 20;
     private static final long WRITE_BUFFER_BYTES = 32L << 20;
     private static final long MAX_MANIFEST_BYTES = 4L << 20;
@@ -746,8 +752,36 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             }
         }
 
+        /**
+         * Scans the snapshot group by group into a local file next to the database, so a full
+         * snapshot holds one group on the heap at a time, never the whole state; the task state
+         * file is written from it and the file deleted then (or when the backend closes).
+         */
         private SortedMap<Integer, byte[]> scan() throws IOException {
-            SortedMap<Integer, byte[]> result = new TreeMap<>();
+            Path spill = directory.resolveSibling(directory.getFileName() + ".snapshot-" + SPILLS.incrementAndGet());
+            staging.add(spill);
+            StoredKeyGroups.Builder result = StoredKeyGroups.builder().onClose(() -> {
+                try {
+                    Files.deleteIfExists(spill);
+                } catch (IOException e) {
+                    LOG.warn("Could not delete the snapshot file {}: {}", spill, e.getMessage());
+                }
+                staging.remove(spill);
+            });
+            boolean written = false;
+            try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(spill), 1 << 16)) {
+                scanInto(file, result, spill);
+                written = true;
+            } finally {
+                if (!written) {
+                    result.build().close();
+                }
+            }
+            return result.build();
+        }
+
+        private void scanInto(OutputStream file, StoredKeyGroups.Builder result, Path spill) throws IOException {
+            long offset = 0;
             ByteArrayOutputStream group = new ByteArrayOutputStream(1 << 16);
             ByteArrayOutputStream entries = new ByteArrayOutputStream(1 << 16);
             DataOutputStream groupOut = new DataOutputStream(group);
@@ -791,12 +825,13 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                         groupOut.write(state);
                     }
                     groupOut.flush();
-                    result.put(g, group.toByteArray());
+                    group.writeTo(file);
+                    result.putRange(g, spill, offset, group.size());
+                    offset += group.size();
                 }
             } catch (RocksDBException e) {
                 throw new IOException("cannot read the snapshot of " + directory + ": " + e.getMessage(), e);
             }
-            return result;
         }
 
         /** One state's part of a group blob: its header, then the entries buffered so far. */

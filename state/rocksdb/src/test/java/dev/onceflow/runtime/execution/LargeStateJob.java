@@ -1,10 +1,13 @@
 package dev.onceflow.runtime.execution;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.filesystem.FileSystemSink;
 import dev.onceflow.runtime.api.Collector;
 import dev.onceflow.runtime.api.KeyedProcessFunction;
 import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.state.StateDescriptor;
@@ -14,6 +17,7 @@ import dev.onceflow.spi.serialization.Serializers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -22,11 +26,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * every key is seen twice, in id order (the keys are a multiple of the splits, so both ids of a
  * key are in one split). The first visit stores {@link #PAYLOAD_CHARS} random characters derived
  * from the key; the second checks them and emits {@code Event(id, key, "ok" or what was wrong, 2)}
- * to the filesystem sink. Once, late in the second pass, the job fails and restores its latest
- * incremental checkpoint, state and all.
+ * to the filesystem sink.
  *
- * <p>Arguments: the checkpoint directory and the output directory. Prints {@code restarts=<n>}
- * and exits 0 when the job finished.
+ * <p>Arguments: a mode, the checkpoint directory, the output directory. {@code fail}: once, late
+ * in the second pass, the job fails and restores its latest incremental checkpoint, state and
+ * all; prints {@code restarts=<n> status=<status>}. {@code savepoint}: a stop-with-savepoint
+ * early in the second pass; prints {@code savepoint=<directory>}. {@code resume <savepoint>}:
+ * runs from that savepoint to the end. Exits 0 when the job finished.
  */
 public final class LargeStateJob {
 
@@ -39,22 +45,36 @@ public final class LargeStateJob {
     private static final char[] ALPHABET =
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".toCharArray();
     private static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static volatile boolean failOnce;
 
     private LargeStateJob() {
     }
 
     public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        failOnce = mode.equals("fail");
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(2)
                 // Every checkpoint is kept, so the test can measure the one the restore read.
                 .setCheckpointConfig(CheckpointConfig.defaults().withInterval(Duration.ofSeconds(1))
-                        .withDirectory(Path.of(args[0])).withRetained(1_000))
-                .setRestartStrategy(RestartStrategy.fixedDelay(1, Duration.ofMillis(100)));
+                        .withDirectory(Path.of(args[1])).withRetained(1_000))
+                .setRestartStrategy(failOnce ? RestartStrategy.fixedDelay(1, Duration.ofMillis(100))
+                        : RestartStrategy.none())
+                .setRestore(mode.equals("resume") ? RestoreSetting.fromPath(Path.of(args[3])) : RestoreSetting.fresh());
         env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).build(), "events").uid("events")
                 .keyBy(Event::key, Serializers.STRING)
                 .process(SecondVisit::new).uid("visits")
-                .sinkTo(FileSystemSink.builder(args[1]).build()).uid("files");
-        JobResult result = env.execute("large-state");
+                .sinkTo(FileSystemSink.builder(args[2]).build()).uid("files");
+        JobResult result;
+        if (mode.equals("savepoint")) {
+            JobClient client = env.executeAsync("large-state");
+            await().atMost(Duration.ofMinutes(5)).until(() -> client.progress().recordsRead() >= KEYS + KEYS / 8);
+            CheckpointLocation savepoint = client.triggerSavepoint(true).get(5, TimeUnit.MINUTES);
+            result = client.result().get(5, TimeUnit.MINUTES);
+            System.out.println("savepoint=" + savepoint.toPath() + " read=" + result.recordsRead());
+        } else {
+            result = env.execute("large-state");
+        }
         System.out.println("restarts=" + result.restarts() + " status=" + result.status());
         System.exit(result.status() == JobResult.Status.FINISHED ? 0 : 1);
     }
@@ -84,7 +104,7 @@ public final class LargeStateJob {
         @Override
         public void processElement(Event event, Context<String> context, Collector<Event> out) {
             long id = Long.parseLong(event.id());
-            if (id == FAIL_AT && FAILED.compareAndSet(false, true)) {
+            if (failOnce && id == FAIL_AT && FAILED.compareAndSet(false, true)) {
                 throw new IllegalStateException("injected failure at id " + id);
             }
             Long seen = visits.value();

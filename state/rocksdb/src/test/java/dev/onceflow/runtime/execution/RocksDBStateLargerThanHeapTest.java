@@ -22,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keyed state larger than the heap on the RocksDB backend: {@link LargeStateJob} runs in a child
- * JVM with a {@value #HEAP_MB} MB heap and builds more than three times that much state, takes
- * incremental checkpoints of it, fails once and restores the latest, and every key's state comes
- * back: each key's second visit finds exactly what its first stored, once.
+ * JVM with a {@value #HEAP_MB} MB heap and builds more than three times that much state. It takes
+ * incremental checkpoints of it, fails once and restores the latest; or it takes a (full, portable)
+ * savepoint of it, and a second JVM resumes from that. Either way every key's state comes back:
+ * each key's second visit finds exactly what its first stored, once.
  */
 @Timeout(600)
 class RocksDBStateLargerThanHeapTest {
@@ -38,25 +39,73 @@ class RocksDBStateLargerThanHeapTest {
     void stateThreeTimesTheHeapIsCheckpointedAndRestoredIntact() throws Exception {
         Path checkpoints = dir.resolve("checkpoints");
         Path output = dir.resolve("output");
-        Path log = dir.resolve("job.log");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + HEAP_MB + "m", "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir,
-                "-Donceflow.state.backend=rocksdb", "-Donceflow.state.rocksdb.dir=" + dir.resolve("rocksdb"),
-                "-cp", System.getProperty("java.class.path"), LargeStateJob.class.getName(),
-                checkpoints.toString(), output.toString());
+        String text = run("fail", "job.log", checkpoints.toString(), output.toString());
+        assertThat(text).as("one failure, one restore").contains("restarts=1 status=FINISHED");
+
+        assertSecondVisitsExactlyOnce(output);
+        Matcher restart = Pattern.compile("restarting \\(restart 1\\) from (\\S+) in").matcher(text);
+        assertThat(restart.find()).as("the restart's log line").isTrue();
+        assertThat(restart.group(1)).as("the restart restored a checkpoint").contains("chk-");
+        CheckpointMetadata restored = CheckpointStorage.load(CheckpointLocation.of(Path.of(restart.group(1))))
+                .metadata();
+        CheckpointMetadata last = new CheckpointStorage(CheckpointLocation.of(checkpoints.resolve("large-state")))
+                .latestValid().orElseThrow().metadata();
+        System.out.printf("RocksDB state with a %d MB heap: %d MB in checkpoint %d, which the restore read; "
+                + "%d MB in the last, %d%n", HEAP_MB, restored.fullStateSize() >> 20, restored.checkpointId(),
+                last.fullStateSize() >> 20, last.checkpointId());
+        assertThat(restored.fullStateSize()).as("bytes of state the restore read, against a %d MB heap", HEAP_MB)
+                .isGreaterThan(3L * HEAP_MB << 20);
+    }
+
+    @Test
+    void aSavepointOfStateThreeTimesTheHeapIsWrittenAndRestoredIntact() throws Exception {
+        Path checkpoints = dir.resolve("checkpoints");
+        String first = run("savepoint", "savepoint.log", checkpoints.toString(), dir.resolve("first").toString());
+        Matcher taken = Pattern.compile("savepoint=(\\S+) read=(\\d+)").matcher(first);
+        assertThat(taken.find()).as("the savepoint's line").isTrue();
+        assertThat(Long.parseLong(taken.group(2))).as("stopped in the second pass")
+                .isBetween((long) LargeStateJob.KEYS, LargeStateJob.ROWS - 1);
+        CheckpointMetadata savepoint = CheckpointStorage.load(CheckpointLocation.of(Path.of(taken.group(1))))
+                .metadata();
+        System.out.printf("RocksDB savepoint with a %d MB heap: %d MB%n", HEAP_MB, savepoint.fullStateSize() >> 20);
+        assertThat(savepoint.fullStateSize()).as("bytes of the savepoint, against a %d MB heap", HEAP_MB)
+                .isGreaterThan(3L * HEAP_MB << 20);
+
+        String second = run("resume", "resume.log", checkpoints.toString(), dir.resolve("second").toString(),
+                taken.group(1));
+
+        assertThat(second).contains("restarts=0 status=FINISHED");
+        assertSecondVisitsExactlyOnce(dir.resolve("first"), dir.resolve("second"));
+    }
+
+    /** Runs {@link LargeStateJob} with {@code args} in a JVM with a small heap; its output, once it exited 0. */
+    private String run(String... args) throws Exception {
+        return run(args[0], args[1], java.util.Arrays.copyOfRange(args, 2, args.length));
+    }
+
+    private String run(String mode, String logName, String[] args) throws Exception {
+        Path log = dir.resolve(logName);
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + HEAP_MB + "m", "-Donceflow.state.backend=rocksdb",
+                "-Donceflow.state.rocksdb.dir=" + dir.resolve("rocksdb"),
+                "-cp", System.getProperty("java.class.path"), LargeStateJob.class.getName(), mode));
+        command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-        boolean ended = process.waitFor(540, TimeUnit.SECONDS);
+        boolean ended = process.waitFor(270, TimeUnit.SECONDS);
         if (!ended) {
             process.destroyForcibly().waitFor();
         }
         String text = Files.readString(log, StandardCharsets.UTF_8);
         String tail = text.substring(Math.max(0, text.length() - 4_000));
-        assertThat(ended).as("the job ended within 9 minutes; its log ends with:%n%s", tail).isTrue();
-        assertThat(process.exitValue()).as("exit status; the log ends with:%n%s", tail).isZero();
-        assertThat(text).as("one failure, one restore").contains("restarts=1 status=FINISHED");
+        assertThat(ended).as("the job (%s) ended within 270 s; its log ends with:%n%s", mode, tail).isTrue();
+        assertThat(process.exitValue()).as("exit status (%s); the log ends with:%n%s", mode, tail).isZero();
+        return text;
+    }
 
-        CommittedOutput out = CommittedOutput.read(output);
+    /** Every key's second visit committed once, having found exactly what its first visit stored. */
+    private static void assertSecondVisitsExactlyOnce(Path... outputs) throws Exception {
+        CommittedOutput out = CommittedOutput.read(outputs);
         assertThat(out.hiddenFiles).as("in-progress files left behind").isEmpty();
         Map<String, Integer> twice = new TreeMap<>();
         out.occurrences.forEach((id, n) -> {
@@ -80,18 +129,5 @@ class RocksDBStateLargerThanHeapTest {
         }
         assertThat(lost).as("second visits never committed").isEmpty();
         assertThat(out.lines).isEqualTo(LargeStateJob.KEYS);
-
-        Matcher restart = Pattern.compile("restarting \\(restart 1\\) from (\\S+) in").matcher(text);
-        assertThat(restart.find()).as("the restart's log line").isTrue();
-        assertThat(restart.group(1)).as("the restart restored a checkpoint").contains("chk-");
-        CheckpointMetadata restored = CheckpointStorage.load(CheckpointLocation.of(Path.of(restart.group(1))))
-                .metadata();
-        CheckpointMetadata last = new CheckpointStorage(CheckpointLocation.of(checkpoints.resolve("large-state")))
-                .latestValid().orElseThrow().metadata();
-        System.out.printf("RocksDB state with a %d MB heap: %d MB in checkpoint %d, which the restore read; "
-                + "%d MB in the last, %d%n", HEAP_MB, restored.fullStateSize() >> 20, restored.checkpointId(),
-                last.fullStateSize() >> 20, last.checkpointId());
-        assertThat(restored.fullStateSize()).as("bytes of state the restore read, against a %d MB heap", HEAP_MB)
-                .isGreaterThan(3L * HEAP_MB << 20);
     }
 }
