@@ -75,7 +75,8 @@ public final class SnapshotStallBenchmark {
         }
 
         long medianStateBytes() {
-            List<Long> sizes = checkpoints.stream().map(CheckpointStats::stateBytes).sorted().toList();
+            // The state's size, not what an incremental checkpoint uploaded.
+            List<Long> sizes = checkpoints.stream().map(CheckpointStats::fullStateBytes).sorted().toList();
             return sizes.isEmpty() ? 0 : sizes.get(sizes.size() / 2);
         }
 

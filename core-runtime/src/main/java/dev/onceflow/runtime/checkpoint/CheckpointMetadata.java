@@ -54,12 +54,6 @@ public record CheckpointMetadata(
         public TaskStateRef {
             sharedFiles = sharedFiles == null ? List.of() : List.copyOf(sharedFiles);
         }
-
-        /** A state file that refers to no shared files. */
-        public TaskStateRef(String taskName, List<String> operatorUids, int subtask, int parallelism, String file,
-                long length, int checksum) {
-            this(taskName, operatorUids, subtask, parallelism, file, length, checksum, List.of(), 0, 0);
-        }
     }
 
     /** A source's enumerator state, serialized with its serializer at {@code version}. */

@@ -45,9 +45,13 @@ final class SharedStateFiles implements SharedStateStore {
 
     @Override
     public void download(String reference, Path localFile) throws IOException {
+        CheckpointLocation file = locate(reference);
         // Streamed: an SST file is tens of megabytes, and keyed state may be larger than the heap.
         try (java.io.OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(localFile), 1 << 16)) {
-            ChecksummedFiles.copyPayload(fs, locate(reference), out);
+            ChecksummedFiles.copyPayload(fs, file, out);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(localFile); // never a partial or corrupt copy
+            throw e;
         }
     }
 

@@ -170,8 +170,9 @@ public final class OnceflowCli {
         static String describe(JobProgress p) {
             CheckpointStats c = p.lastCheckpoint();
             String checkpoint = c == null ? "no checkpoint yet"
-                    : c.completed() ? String.format("checkpoint %d completed in %d ms (%d bytes)", c.checkpointId(),
-                            c.durationMillis(), c.stateBytes())
+                    : c.completed() ? String.format("checkpoint %d completed in %d ms (%d bytes%s)", c.checkpointId(),
+                            c.durationMillis(), c.fullStateBytes(), c.stateBytes() < c.fullStateBytes()
+                                    ? ", " + c.stateBytes() + " written" : "")
                     : String.format("checkpoint %d failed: %s", c.checkpointId(), c.failure());
             return String.format("[%s] read %d, wrote %d, %s%s", p.jobName(), p.recordsRead(), p.recordsWritten(),
                     checkpoint, p.restarts() > 0 ? ", " + p.restarts() + " restarts" : "");

@@ -114,6 +114,10 @@ class HdfsCheckpointStorageTest {
         writeRaw(stored, raw);
         assertThatThrownBy(() -> storage.sharedState().download(reference, local.resolve("corrupt.sst")))
                 .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("fails its checksum");
+        assertThat(local.resolve("corrupt.sst")).as("no partial or corrupt copy is left").doesNotExist();
+        // CFS-2 for streams too.
+        assertThatThrownBy(() -> CheckpointFileSystem.of(jobDirectory).open(jobDirectory.resolve("missing.sst")))
+                .isInstanceOf(NoSuchFileException.class);
     }
 
     @Test

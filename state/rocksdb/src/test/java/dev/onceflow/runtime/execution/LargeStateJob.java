@@ -39,13 +39,18 @@ public final class LargeStateJob {
     static final int KEYS = 300_000;
     static final int PAYLOAD_CHARS = 1_000;
     static final long ROWS = 2L * KEYS;
-    /** The id at which the job fails once: three quarters into the second pass. */
-    static final long FAIL_AT = KEYS + 3L * KEYS / 4;
+    /** From this id on, the job fails once (mode {@code fail}), as soon as the condition below holds. */
+    static final long FAIL_FROM = KEYS + KEYS / 2;
+    /** Rows per second in mode {@code fail}: time for checkpoints of the whole state before the end. */
+    static final long FAIL_RATE = 60_000;
 
     private static final char[] ALPHABET =
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".toCharArray();
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     private static volatile boolean failOnce;
+    private static volatile Path jobDirectory;
+    /** When this JVM first saw an id of the second pass past its first eighth (every key stored). */
+    private static volatile long secondPassMillis;
 
     private LargeStateJob() {
     }
@@ -53,6 +58,7 @@ public final class LargeStateJob {
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         failOnce = mode.equals("fail");
+        jobDirectory = Path.of(args[1], "large-state");
         StreamEnvironment env = StreamEnvironment.create()
                 .setParallelism(2)
                 // Every checkpoint is kept, so the test can measure the one the restore read.
@@ -61,7 +67,8 @@ public final class LargeStateJob {
                 .setRestartStrategy(failOnce ? RestartStrategy.fixedDelay(1, Duration.ofMillis(100))
                         : RestartStrategy.none())
                 .setRestore(mode.equals("resume") ? RestoreSetting.fromPath(Path.of(args[3])) : RestoreSetting.fresh());
-        env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).build(), "events").uid("events")
+        env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(failOnce ? FAIL_RATE : 0).build(),
+                        "events").uid("events")
                 .keyBy(Event::key, Serializers.STRING)
                 .process(SecondVisit::new).uid("visits")
                 .sinkTo(FileSystemSink.builder(args[2]).build()).uid("files");
@@ -77,6 +84,25 @@ public final class LargeStateJob {
         }
         System.out.println("restarts=" + result.restarts() + " status=" + result.status());
         System.exit(result.status() == JobResult.Status.FINISHED ? 0 : 1);
+    }
+
+    /**
+     * Whether a checkpoint completed after the second pass began, so the restore reads a
+     * checkpoint of every key's state (its {@code _metadata} is written last).
+     */
+    private static boolean checkpointedSecondPass() {
+        try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(jobDirectory)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("chk-")).map(d -> d.resolve("_metadata"))
+                    .anyMatch(metadata -> {
+                        try {
+                            return java.nio.file.Files.getLastModifiedTime(metadata).toMillis() > secondPassMillis;
+                        } catch (java.io.IOException notCompleted) {
+                            return false;
+                        }
+                    });
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /** The characters the first visit of {@code key} stores. */
@@ -104,7 +130,11 @@ public final class LargeStateJob {
         @Override
         public void processElement(Event event, Context<String> context, Collector<Event> out) {
             long id = Long.parseLong(event.id());
-            if (failOnce && id == FAIL_AT && FAILED.compareAndSet(false, true)) {
+            if (id >= KEYS + KEYS / 8 && secondPassMillis == 0) {
+                secondPassMillis = System.currentTimeMillis();
+            }
+            if (failOnce && id >= FAIL_FROM && id % 1_000 == 0 && !FAILED.get() && checkpointedSecondPass()
+                    && FAILED.compareAndSet(false, true)) {
                 throw new IllegalStateException("injected failure at id " + id);
             }
             Long seen = visits.value();
