@@ -71,11 +71,12 @@ public final class CheckpointStorage {
     public CheckpointMetadata.TaskStateRef writeTaskState(long checkpointId, CheckpointKind kind, String taskName,
             List<String> operatorUids, int subtask, int parallelism, Map<String, OperatorSnapshot> operators)
             throws IOException {
-        long length = TaskStateCodec.encodedLength(operators);
         String file = taskName + "-" + subtask + ".state";
-        CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
+        long length;
         int checksum;
         try {
+            length = TaskStateCodec.encodedLength(operators);
+            CheckpointLocation target = directoryOf(checkpointId, kind).resolve(file);
             checksum = ChecksummedFiles.writeDurably(fs, target, length, out -> TaskStateCodec.encode(operators, out));
         } finally {
             for (OperatorSnapshot snapshot : operators.values()) {
@@ -183,7 +184,7 @@ public final class CheckpointStorage {
             ChecksummedFiles.Parsed<Map<String, OperatorSnapshot>> parsed;
             try {
                 parsed = ChecksummedFiles.readStreaming(fs, file, payload -> TaskStateCodec.decode(payload,
-                        (offset, length) -> StoredKeyGroups.inFile(fs, file, offset, length)));
+                        (offset, length, crc) -> StoredKeyGroups.inFile(fs, file, offset, length, crc)));
             } catch (CorruptCheckpointException e) {
                 throw e;
             } catch (IOException e) {

@@ -231,17 +231,24 @@ public final class ChecksummedFiles {
                             + " of " + length + ")");
                 }
             } catch (IOException | RuntimeException e) {
-                // A damaged file fails to parse as often as its checksum: say which it is.
-                in.transferTo(java.io.OutputStream.nullOutputStream());
-                if (payload.ended) {
-                    throw endedEarly(file, length, payload.count);
+                if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
+                    throw e; // stopped: no reading on to the end of the file to explain anything
                 }
-                byte[] trailer = raw.readNBytes(TRAILER);
-                if (trailer.length == TRAILER && ByteBuffer.wrap(trailer).getInt() != (int) payload.crc.getValue()) {
-                    CorruptCheckpointException corrupt = checksumMismatch(file, ByteBuffer.wrap(trailer).getInt(),
-                            payload.crc);
+                // A damaged file fails to parse as often as its checksum: say which it is.
+                try {
+                    in.transferTo(java.io.OutputStream.nullOutputStream());
+                    if (payload.ended) {
+                        throw endedEarly(file, length, payload.count);
+                    }
+                    byte[] trailer = raw.readNBytes(TRAILER);
+                    if (trailer.length == TRAILER && ByteBuffer.wrap(trailer).getInt() != (int) payload.crc.getValue()) {
+                        throw checksumMismatch(file, ByteBuffer.wrap(trailer).getInt(), payload.crc);
+                    }
+                } catch (CorruptCheckpointException corrupt) {
                     corrupt.addSuppressed(e);
                     throw corrupt;
+                } catch (IOException | RuntimeException unreadable) {
+                    e.addSuppressed(unreadable);
                 }
                 throw e;
             }
@@ -340,6 +347,11 @@ public final class ChecksummedFiles {
 
         CountingInput(java.io.InputStream in) {
             super(in);
+        }
+
+        @Override
+        public boolean markSupported() {
+            return false; // a reset would make the count lie about the position
         }
 
         @Override

@@ -43,23 +43,41 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
         this.closeAction = onClose;
     }
 
-    /** A blob of {@code length} bytes at {@code offset} (from the start) of file {@code file}. */
-    static Blob inFile(CheckpointFileSystem fs, CheckpointLocation file, long offset, int length) {
+    /**
+     * A blob of {@code length} bytes at {@code offset} (from the start) of file {@code file}, whose
+     * CRC32C, when read, must be {@code checksum} (as it was when the file was verified).
+     */
+    static Blob inFile(CheckpointFileSystem fs, CheckpointLocation file, long offset, int length, int checksum) {
+        return inFile(fs, file, offset, length, java.util.OptionalInt.of(checksum));
+    }
+
+    private static Blob inFile(CheckpointFileSystem fs, CheckpointLocation file, long offset, int length,
+            java.util.OptionalInt checksum) {
         return new Blob() {
             @Override
             public byte[] load() throws IOException {
+                byte[] bytes;
                 try (InputStream in = fs.open(file)) {
                     in.skipNBytes(offset);
-                    byte[] bytes = in.readNBytes(length);
-                    if (bytes.length != length) {
-                        throw new CorruptCheckpointException(file + " ended inside a key group (at " + offset + ", "
-                                + length + " bytes): it changed since it was verified");
-                    }
-                    return bytes;
+                    bytes = in.readNBytes(length);
                 } catch (java.io.EOFException e) {
                     throw new CorruptCheckpointException(file + " ended before key group bytes at " + offset
                             + ": it changed since it was verified", e);
                 }
+                if (bytes.length != length) {
+                    throw new CorruptCheckpointException(file + " ended inside a key group (at " + offset + ", "
+                            + length + " bytes): it changed since it was verified");
+                }
+                if (checksum.isPresent() && ChecksummedFiles.checksum(bytes) != checksum.getAsInt()) {
+                    throw new CorruptCheckpointException(file + ": the key group at " + offset
+                            + " fails its checksum: the file changed since it was verified");
+                }
+                return bytes;
+            }
+
+            @Override
+            public String toString() {
+                return file + " at " + offset;
             }
 
             @Override
@@ -80,6 +98,11 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
             public int length() {
                 return bytes.length;
             }
+
+            @Override
+            public String toString() {
+                return "in memory";
+            }
         };
     }
 
@@ -99,7 +122,9 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
 
         /** A key group of {@code length} bytes at {@code offset} of a local file. */
         public Builder putRange(int group, java.nio.file.Path file, long offset, int length) {
-            return put(group, inFile(LocalCheckpointFileSystem.INSTANCE, CheckpointLocation.of(file), offset, length));
+            // Written by this process a moment ago, and read once: no checksum of its own.
+            return put(group, inFile(LocalCheckpointFileSystem.INSTANCE, CheckpointLocation.of(file), offset, length,
+                    java.util.OptionalInt.empty()));
         }
 
         /** Adds every group of {@code groups}, without reading the blobs of stored ones. */
@@ -155,8 +180,7 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
         try {
             return blob.load();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read key group " + group + " of the restored checkpoint: "
-                    + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read key group " + group + " (" + blob + "): " + e.getMessage(), e);
         }
     }
 
@@ -215,6 +239,12 @@ public final class StoredKeyGroups extends AbstractMap<Integer, byte[]>
                 return blobs.size();
             }
         };
+    }
+
+    /** Without reading the blobs (the map's default would read them all). */
+    @Override
+    public String toString() {
+        return "StoredKeyGroups" + blobs.keySet();
     }
 
     @Override

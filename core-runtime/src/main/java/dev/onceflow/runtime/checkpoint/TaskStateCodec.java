@@ -129,11 +129,14 @@ final class TaskStateCodec {
             Map<String, List<byte[]>> unionLists = format >= 2 ? readLists(payload) : Map.of();
             int groups = readLength(payload, "key group count");
             StoredKeyGroups.Builder keyed = new StoredKeyGroups.Builder();
+            byte[] scratch = new byte[1 << 16];
             for (int g = 0; g < groups; g++) {
                 int group = in.readInt();
                 int length = readLength(payload, "key group " + group);
-                keyed.put(group, blobs.locate(ChecksummedFiles.PAYLOAD_OFFSET + payload.position(), length));
-                in.skipNBytes(length);
+                long offset = ChecksummedFiles.PAYLOAD_OFFSET + payload.position();
+                // Read through for the file's checksum anyway: keep the group's own, so the bytes
+                // read again at restore are checked to be the bytes verified now.
+                keyed.put(group, blobs.locate(offset, length, checksumOf(in, length, scratch)));
             }
             NativeKeyedState nativeState = null;
             if (format >= 3 && in.readBoolean()) {
@@ -156,10 +159,28 @@ final class TaskStateCodec {
         return operators;
     }
 
-    /** Where a key group blob of {@code length} bytes at {@code offset} in the file can be read later. */
+    /**
+     * Where a key group blob of {@code length} bytes at {@code offset} in the file, with CRC32C
+     * {@code checksum}, can be read later.
+     */
     @FunctionalInterface
     interface BlobLocator {
-        StoredKeyGroups.Blob locate(long offset, int length);
+        StoredKeyGroups.Blob locate(long offset, int length, int checksum);
+    }
+
+    /** Consumes {@code length} bytes and returns their CRC32C. */
+    private static int checksumOf(DataInputStream in, int length, byte[] scratch) throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        int left = length;
+        while (left > 0) {
+            int n = in.read(scratch, 0, Math.min(scratch.length, left));
+            if (n < 0) {
+                throw new java.io.EOFException("the file ended inside a key group");
+            }
+            crc.update(scratch, 0, n);
+            left -= n;
+        }
+        return (int) crc.getValue();
     }
 
     /** A length or count, at most the bytes the payload has left (a corrupt one fails here, not in an allocation). */

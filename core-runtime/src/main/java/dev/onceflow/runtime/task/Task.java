@@ -211,11 +211,16 @@ public abstract class Task implements Runnable {
         CompletableFuture<List<List<StreamElement.Records>>> inFlight = unaligned ? recordedInFlight(id) : null;
         Runnable write = () -> {
             CheckpointMetadata.TaskStateRef ref;
+            // Key groups a backend wrote to a local file: released whatever happens below.
+            List<AutoCloseable> spilled = new ArrayList<>();
             try {
                 // The asynchronous part: serializing what the operators froze at the barrier.
                 Map<String, OperatorSnapshot> snapshots = new LinkedHashMap<>();
                 for (Map.Entry<String, Callable<OperatorSnapshot>> part : parts.entrySet()) {
                     OperatorSnapshot snapshot = part.getValue().call();
+                    if (snapshot.keyedState() instanceof AutoCloseable file) {
+                        spilled.add(file);
+                    }
                     if (!snapshot.isEmpty()) {
                         snapshots.put(part.getKey(), snapshot);
                     }
@@ -228,6 +233,14 @@ public abstract class Task implements Runnable {
             } catch (Throwable t) {
                 environment.decline(id, new Exception(name() + " could not write its state: " + t, t));
                 return;
+            } finally {
+                for (AutoCloseable file : spilled) {
+                    try {
+                        file.close();
+                    } catch (Exception e) {
+                        // StoredKeyGroups logs what it cannot delete and does not throw.
+                    }
+                }
             }
             // The state is written while the operators finish (a sink's data becoming durable); the
             // acknowledgement, which may complete the checkpoint, waits for both.

@@ -152,8 +152,17 @@ class RestoredCheckpointTest {
             assertThat(state.keyedState().get(group.getKey())).as("key group %d", group.getKey())
                     .isEqualTo(group.getValue());
         }
-        // Read when asked, from the file: a file gone after loading fails the read of its groups only.
-        java.nio.file.Files.delete(root.resolve("job").resolve("chk-7").resolve("stage1-1.state"));
+        // Read when asked, from the file, and checked to be what was verified: a file changed or
+        // gone after loading fails the read of its groups only.
+        Path second = root.resolve("job").resolve("chk-7").resolve("stage1-1.state");
+        byte[] changed = java.nio.file.Files.readAllBytes(second);
+        for (int i = 0; i < changed.length; i++) {
+            changed[i] ^= 0x5a;
+        }
+        java.nio.file.Files.write(second, changed);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> state.keyedState().get(110))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("fails its checksum");
+        java.nio.file.Files.delete(second);
         assertThat(state.keyedState().get(5)).isEqualTo(written.get(5));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> state.keyedState().get(105))
                 .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("key group 105");

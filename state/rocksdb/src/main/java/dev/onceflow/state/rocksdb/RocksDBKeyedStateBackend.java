@@ -769,15 +769,22 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 staging.remove(spill);
             });
             boolean written = false;
-            try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(spill), 1 << 16)) {
-                scanInto(file, result, spill);
-                written = true;
+            try {
+                try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(spill), 1 << 16)) {
+                    scanInto(file, result, spill);
+                }
+                written = true; // only once the file is flushed and closed (a full disk fails there)
             } finally {
                 if (!written) {
                     result.build().close();
                 }
             }
-            return result.build();
+            StoredKeyGroups groups = result.build();
+            if (groups.isEmpty()) {
+                groups.close();
+                return new TreeMap<>();
+            }
+            return groups;
         }
 
         private void scanInto(OutputStream file, StoredKeyGroups.Builder result, Path spill) throws IOException {

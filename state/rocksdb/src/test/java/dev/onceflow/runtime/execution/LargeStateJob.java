@@ -41,8 +41,11 @@ public final class LargeStateJob {
     static final long ROWS = 2L * KEYS;
     /** From this id on, the job fails once (mode {@code fail}), as soon as the condition below holds. */
     static final long FAIL_FROM = KEYS + KEYS / 2;
-    /** Rows per second in mode {@code fail}: time for checkpoints of the whole state before the end. */
-    static final long FAIL_RATE = 60_000;
+    /**
+     * Rows per second but in mode {@code resume}: time for a checkpoint of the whole state before
+     * the end ({@code fail}), for the savepoint to stop the job before it ends ({@code savepoint}).
+     */
+    static final long RATE = 40_000;
 
     private static final char[] ALPHABET =
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".toCharArray();
@@ -67,7 +70,7 @@ public final class LargeStateJob {
                 .setRestartStrategy(failOnce ? RestartStrategy.fixedDelay(1, Duration.ofMillis(100))
                         : RestartStrategy.none())
                 .setRestore(mode.equals("resume") ? RestoreSetting.fromPath(Path.of(args[3])) : RestoreSetting.fresh());
-        env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(failOnce ? FAIL_RATE : 0).build(),
+        env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(mode.equals("resume") ? 0 : RATE).build(),
                         "events").uid("events")
                 .keyBy(Event::key, Serializers.STRING)
                 .process(SecondVisit::new).uid("visits")

@@ -132,6 +132,35 @@ class RocksDBKeyedStateBackendTest {
     }
 
     @Test
+    void aFullSnapshotGoesThroughALocalFileThatIsDeletedOnceWrittenAndAnEmptyOneLeavesNone() throws Exception {
+        Path subtasks = local.resolve("job").resolve("count");
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            assertThat(rocks.freeze().serialize()).as("nothing to snapshot yet").isEmpty();
+            assertThat(snapshotFiles(subtasks)).as("an empty snapshot leaves no file").isEmpty();
+            write(rocks);
+
+            SortedMap<Integer, byte[]> groups = rocks.freeze().serialize();
+
+            assertThat(groups).as("written to a local file, not the heap")
+                    .isInstanceOf(dev.onceflow.runtime.checkpoint.StoredKeyGroups.class);
+            assertThat(snapshotFiles(subtasks)).hasSize(1);
+            Map<String, String> expected = read(rocks);
+            try (KeyedStateBackend<String> heap = open(new HeapStateBackend(), "heap")) {
+                heap.restore(groups);
+                assertThat(read(heap)).as("every value, read back from the file").isEqualTo(expected);
+            }
+            ((AutoCloseable) groups).close();
+            assertThat(snapshotFiles(subtasks)).as("deleted when closed (after its state file was written)").isEmpty();
+        }
+    }
+
+    private static List<Path> snapshotFiles(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(f -> f.getFileName().toString().contains(".snapshot-")).toList();
+        }
+    }
+
+    @Test
     void writesAfterFreezeAreNotInThatSnapshot() throws Exception {
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
