@@ -17,15 +17,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.client.HdfsClientConfigKeys;
 
 /**
  * Throughput of {@code datagen -> filesystem sink} onto a real HDFS with 1 s exactly-once
@@ -33,9 +38,12 @@ import org.apache.hadoop.fs.FileSystem;
  *
  * <p>The HDFS is a MiniDFSCluster (one name node, one data node) in this JVM, started by the
  * benchmark. The plain program writes with as many threads as the job has subtasks, one file
- * each, through a 64 KiB buffer, and makes its files durable with {@code hsync} before closing,
- * as pre-commit does: the job's extra work is checkpointing, one file per subtask and second, and
- * the renames. Every run writes into a fresh directory that must end up holding exactly the
+ * each, through a 64 KiB buffer, and {@code hsync}s before closing, as pre-commit does; its client
+ * polls for the close as promptly as the sink's clients do. The job's extra work is checkpointing,
+ * one file per subtask and second, and the renames. A plain program's {@code hsync} forces only
+ * the file's last block to disk; {@code raw-sync-block} creates the files with
+ * {@code CreateFlag.SYNC_BLOCK}, so every block is, which shows what durability of all its bytes
+ * costs it. Every run writes into a fresh directory that must end up holding exactly the
  * expected number of bytes in visible files and no hidden ones, or the benchmark fails.
  * Configurations run interleaved after a warm-up round, each after a {@code sync} of the page
  * cache (untimed); medians summarize the rounds.
@@ -44,7 +52,8 @@ import org.apache.hadoop.fs.FileSystem;
  * 20,000,000), {@code rounds} (default 3), {@code configs} (default {@code raw,eo}; {@code off} adds
  * the job without periodic checkpoints, which separates the runtime's cost from checkpointing's;
  * {@code eo-sync} the EO job with its pre-commit waiting on the task thread, which measures what
- * {@link dev.onceflow.spi.sink.TransactionalWriter#preCommitAsync} gains).
+ * {@link dev.onceflow.spi.sink.TransactionalWriter#preCommitAsync} gains; {@code raw-sync-block}
+ * the plain program with every block synced).
  */
 public final class HdfsBenchmark {
 
@@ -57,6 +66,8 @@ public final class HdfsBenchmark {
     /** The configurations compared; the first is the baseline of every ratio. */
     enum Config {
         RAW("raw", "plain HDFS writer, 2 threads", null),
+        /** The plain program with every block forced to disk as it completes, not only the last. */
+        RAW_SYNC_BLOCK("raw-sync-block", "plain writer, SYNC_BLOCK", null),
         EXACTLY_ONCE("eo", "filesystem sink, EO 1 s", Duration.ofSeconds(1)),
         /** EO with pre-commit waiting on the task thread for hsync and close, as before preCommitAsync. */
         EXACTLY_ONCE_SYNC("eo-sync", "EO 1 s, synchronous pre-commit", Duration.ofSeconds(1)),
@@ -98,7 +109,7 @@ public final class HdfsBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> values = BenchmarkArgs.parse("HdfsBenchmark", args, List.of("rows", "rounds", "configs"),
-                "rows=<n>, rounds=<n>, configs=<raw,eo,eo-sync,off>");
+                "rows=<n>, rounds=<n>, configs=<raw,eo,eo-sync,off,raw-sync-block>");
         long rows = Long.parseLong(values.getOrDefault("rows", "20000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
         List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "raw,eo"), Config.values(),
@@ -138,8 +149,8 @@ public final class HdfsBenchmark {
         new ProcessBuilder("sync").inheritIO().start().waitFor();
         System.gc();
         long start = System.nanoTime();
-        if (config == Config.RAW) {
-            rawWrite(directory);
+        if (config == Config.RAW || config == Config.RAW_SYNC_BLOCK) {
+            rawWrite(directory, config == Config.RAW_SYNC_BLOCK);
         } else {
             runJob(config, directory);
         }
@@ -149,18 +160,24 @@ public final class HdfsBenchmark {
         return rows * 1e9 / nanos;
     }
 
-    /** The baseline: one thread and one file per subtask's share, synced once at the end. */
-    private void rawWrite(String directory) throws Exception {
-        FileSystem fs = hdfs.fileSystem();
+    /**
+     * The baseline: one thread and one file per subtask's share, synced once at the end; with
+     * {@code syncBlocks}, each block is also forced to disk when it is complete.
+     */
+    private void rawWrite(String directory, boolean syncBlocks) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(PARALLELISM);
-        try {
+        try (FileSystem fs = FileSystem.newInstance(hdfs.uri(), rawClientConfiguration())) {
             List<Future<Void>> writers = new ArrayList<>();
             for (int t = 0; t < PARALLELISM; t++) {
                 int thread = t;
                 writers.add(threads.submit(() -> {
                     EventGenerator generator = new EventGenerator(KEYS, PAYLOAD_SIZE);
-                    try (FSDataOutputStream file = fs.create(new org.apache.hadoop.fs.Path(directory, "raw-" + thread),
-                            false)) {
+                    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(directory, "raw-" + thread);
+                    try (FSDataOutputStream file = syncBlocks
+                            ? fs.create(path, FsPermission.getFileDefault(), EnumSet.of(CreateFlag.CREATE,
+                                    CreateFlag.SYNC_BLOCK), 4096, fs.getDefaultReplication(path),
+                                    fs.getDefaultBlockSize(path), null)
+                            : fs.create(path, false)) {
                         OutputStream out = new BufferedOutputStream(file, 64 * 1024);
                         for (long sequence = thread; sequence < rows; sequence += PARALLELISM) {
                             out.write(line(generator, sequence));
@@ -177,6 +194,18 @@ public final class HdfsBenchmark {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /**
+     * The cluster's client configuration with the close polling the sink's clients use (20 ms,
+     * doubling, instead of Hadoop's 400 ms before the second ask): a plain program can set them
+     * too, and without them its close alone can cost up to 400 ms of a run of a few seconds.
+     */
+    private Configuration rawClientConfiguration() {
+        Configuration conf = hdfs.configuration();
+        conf.set(HdfsClientConfigKeys.BlockWrite.LOCATEFOLLOWINGBLOCK_INITIAL_DELAY_MS_KEY, "20");
+        conf.set(HdfsClientConfigKeys.BlockWrite.LOCATEFOLLOWINGBLOCK_RETRIES_KEY, "10");
+        return conf;
     }
 
     private void runJob(Config config, String directory) throws Exception {
