@@ -329,6 +329,37 @@ class FileSystemSinkTest {
         }
     }
 
+    @Test
+    void linesAroundAndBeyondTheWriteBufferAreWrittenWholeAndInOrder() throws Exception {
+        int buffer = PartFileStream.BUFFER_BYTES;
+        // Small lines, then lines that end one byte short of, exactly at, and one byte past a full
+        // buffer, then lines longer than the buffer (written past it), with small lines between.
+        List<Event> events = new java.util.ArrayList<>(events(0, 10));
+        int lineOverhead = lines(List.of(new Event("10", "k", "", 0))).length();
+        for (int payload : new int[] {buffer - lineOverhead - 1, buffer - lineOverhead, buffer - lineOverhead + 1,
+                3 * buffer, 17, buffer + 5}) {
+            events.add(new Event(Integer.toString(10 + events.size()), "k", "x".repeat(payload), 0));
+            events.addAll(events(100 + events.size(), 103 + events.size()));
+        }
+        for (Compression compression : Compression.values()) {
+            Path out = dir.resolve(compression.name());
+            FileSystemSink sink = FileSystemSink.builder(out.toString()).compression(compression).build();
+            FileTransaction preCommitted;
+            try (TransactionalWriter<Event, FileTransaction> writer = sink.createWriter(context(0, 1, "a1"))) {
+                preCommitted = writeAndPreCommit(writer, 1, events);
+                writer.commit(preCommitted);
+            }
+
+            Path file = out.resolve("part-0-1-0-a1" + (compression == Compression.GZIP ? ".gz" : ""));
+            assertThat(preCommitted.length()).as(compression.name()).isEqualTo(Files.size(file));
+            try (InputStream in = compression == Compression.GZIP ? new GZIPInputStream(Files.newInputStream(file))
+                    : Files.newInputStream(file)) {
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).as(compression.name())
+                        .isEqualTo(lines(events));
+            }
+        }
+    }
+
     private TransactionalWriter<Event, FileTransaction> writer(int subtask, int parallelism, String attempt)
             throws Exception {
         return writer(context(subtask, parallelism, attempt));
