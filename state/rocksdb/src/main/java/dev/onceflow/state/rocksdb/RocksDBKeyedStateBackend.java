@@ -20,8 +20,10 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -38,11 +40,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.CompressionType;
+import org.rocksdb.FlushJobInfo;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
+import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -87,6 +93,10 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private static final long BLOCK_CACHE_BYTES = 64L << 20;
     private static final long WRITE_BUFFER_BYTES = 32L << 20;
     private static final long MAX_MANIFEST_BYTES = 4L << 20;
+    private static final String ACTIVE_ENTRIES = "rocksdb.num-entries-active-mem-table";
+    private static final String IMMUTABLE_ENTRIES = "rocksdb.num-entries-imm-mem-tables";
+    /** How long the snapshot thread waits for the flush scheduled at a barrier. */
+    private static final long FLUSH_TIMEOUT_NANOS = 60_000_000_000L;
     static final String BACKEND_NAME = "rocksdb";
 
     static {
@@ -104,6 +114,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     /** Replaced once, when a restore adopts the files of a checkpoint as the database. */
     private RocksDB db;
     private final Options options;
+    private final FlushProgress flushes;
     private final boolean incremental;
     /**
      * Per checkpoint of this attempt that may complete: the SST files it listed, by local name,
@@ -117,6 +128,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final Map<String, Integer> ids = new LinkedHashMap<>();
     /** Snapshots taken and not yet released: released on close if never serialized. */
     private final Set<View> openViews = ConcurrentHashMap.newKeySet();
+    /** Barriers of incremental checkpoints not yet captured: their RocksDB snapshots are released at close. */
+    private final Set<Barrier> pinned = ConcurrentHashMap.newKeySet();
     private final ReentrantReadWriteLock closing = new ReentrantReadWriteLock();
     private volatile boolean closed;
 
@@ -126,8 +139,9 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     private RocksDBKeyedStateBackend(Path directory, SimpleVersionedSerializer<K> keySerializer, int maxParallelism,
             int subtask, int parallelism, List<AutoCloseable> natives, Options options, WriteOptions writeOptions,
-            RocksDB db, boolean incremental) {
+            FlushProgress flushes, RocksDB db, boolean incremental) {
         this.options = options;
+        this.flushes = flushes;
         this.incremental = incremental;
         this.directory = directory;
         this.keySerializer = keySerializer;
@@ -154,14 +168,15 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         Files.createDirectories(directory);
         BloomFilter filter = new BloomFilter(10, false);
         LRUCache cache = new LRUCache(BLOCK_CACHE_BYTES);
-        Options options = options(filter, cache);
+        FlushProgress flushes = new FlushProgress();
+        Options options = options(filter, cache).setListeners(List.of(flushes));
         WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
-        List<AutoCloseable> natives = List.of(writeOptions, options, cache, filter);
+        List<AutoCloseable> natives = List.of(writeOptions, options, flushes, cache, filter);
         try {
             RocksDB db = RocksDB.open(options, directory.toString());
             LOG.info("Keyed state of subtask {} in RocksDB at {}", subtask, directory);
             return new RocksDBKeyedStateBackend<>(directory, keySerializer, maxParallelism, subtask, parallelism,
-                    natives, options, writeOptions, db, incremental);
+                    natives, options, writeOptions, flushes, db, incremental);
         } catch (RocksDBException e) {
             closeAll(natives);
             throw new IOException("cannot open RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
@@ -445,11 +460,13 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     /**
-     * For a checkpoint (not a savepoint) of an incremental backend: a RocksDB checkpoint, that is
-     * the memtable flushed and every live SST file hard-linked into a staging directory. That is
-     * the synchronous part, on the task thread: its cost is the flush (at most the write buffers),
-     * not the state's size. The snapshot thread then uploads the SST files its base checkpoint did
-     * not list and refers to the others.
+     * For a checkpoint (not a savepoint) of an incremental backend. The synchronous part, on the
+     * task thread, pins the barrier: a RocksDB snapshot holds its sequence number, and the write
+     * buffers become immutable with their flush scheduled, not awaited (that wait, 40-90 ms, was
+     * most of the task thread's stall). The snapshot thread then waits for the flush, captures the
+     * live files, checks that they hold exactly the writes up to the barrier, and uploads the SST
+     * files its base checkpoint did not list (see {@link #capture}). If the write buffer cannot be
+     * switched, RocksDB's own checkpoint (flush awaited) is taken on the task thread instead.
      */
     @Override
     public Snapshot freeze(SnapshotOptions request) {
@@ -459,11 +476,15 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         checkOpen();
         long id = request.checkpointId();
         Path dir = directory.resolveSibling(directory.getFileName() + ".chk-" + id);
+        Barrier barrier;
         try {
             deleteRecursively(dir);
             staging.add(dir);
-            try (Checkpoint checkpoint = Checkpoint.create(db)) {
-                checkpoint.createCheckpoint(dir.toString());
+            barrier = switchWriteBuffers();
+            if (barrier == null) {
+                try (Checkpoint checkpoint = Checkpoint.create(db)) {
+                    checkpoint.createCheckpoint(dir.toString());
+                }
             }
         } catch (IOException | RocksDBException e) {
             throw new IllegalStateException("cannot take a RocksDB checkpoint of " + directory + " in " + dir + ": "
@@ -472,8 +493,184 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         // Only the base can still be referred to: older checkpoints are complete, subsumed or aborted.
         long base = request.lastCompletedCheckpointId();
         uploads.keySet().removeIf(older -> older < base);
-        return new NativeView(id, dir, uploads.getOrDefault(base, Map.of()), new ArrayList<>(ids.keySet()),
+        return new NativeView(id, dir, barrier, uploads.getOrDefault(base, Map.of()), new ArrayList<>(ids.keySet()),
                 request.shared());
+    }
+
+    /**
+     * Pins the current sequence number with a RocksDB snapshot (so compactions keep what it sees
+     * and the sequence numbers of later writes) and makes the write buffers immutable, scheduling
+     * their flush without waiting for it. Returns null, having released the snapshot, if the
+     * active write buffer still holds entries afterwards (RocksDB did not switch it).
+     */
+    private Barrier switchWriteBuffers() throws RocksDBException {
+        boolean buffered = db.getLongProperty(ACTIVE_ENTRIES) + db.getLongProperty(IMMUTABLE_ENTRIES) > 0;
+        org.rocksdb.Snapshot snapshot = db.getSnapshot();
+        boolean switched = false;
+        try (FlushOptions noWait = new FlushOptions().setWaitForFlush(false).setAllowWriteStall(true)) {
+            db.flush(noWait);
+            switched = db.getLongProperty(ACTIVE_ENTRIES) == 0;
+        } finally {
+            if (!switched) {
+                db.releaseSnapshot(snapshot);
+            }
+        }
+        if (!switched) {
+            LOG.warn("RocksDB did not switch the write buffer of {}; the checkpoint waits for its flush on the task thread",
+                    directory);
+            return null;
+        }
+        Barrier barrier = new Barrier(snapshot, snapshot.getSequenceNumber(), buffered);
+        pinned.add(barrier);
+        return barrier;
+    }
+
+    /**
+     * The sequence number of a checkpoint's barrier, pinned by a RocksDB snapshot until the
+     * checkpoint's files are captured.
+     *
+     * @param buffered whether write buffers held entries at the barrier: then the newest of them,
+     *     numbered {@code sequence}, must be in an SST file before the files are captured
+     */
+    private record Barrier(org.rocksdb.Snapshot snapshot, long sequence, boolean buffered) {
+    }
+
+    /** Releases a barrier's snapshot once; after close it is gone with the database. */
+    private void release(Barrier barrier) {
+        if (pinned.remove(barrier)) {
+            db.releaseSnapshot(barrier.snapshot());
+        }
+    }
+
+    /**
+     * On the snapshot thread, with the database open: stages in {@code dir} the database as of
+     * {@code barrier}. Waits until the flush scheduled at the barrier has put its newest write
+     * into an SST file, then, with file deletions disabled, lists the live files and links (SST)
+     * or copies (the manifest, up to its length at the listing, and the options) them, and writes
+     * CURRENT. The capture is checked against the barrier: every SST file must hold only writes
+     * up to it. A write buffer filled and flushed after the barrier, before the capture, fails
+     * the check, and with it this checkpoint (never a checkpoint with later writes); with 32 MiB
+     * write buffers that takes far longer than the flush it races.
+     */
+    private void capture(Barrier barrier, Path dir, long checkpointId) throws IOException {
+        try {
+            long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
+            while (barrier.buffered() && flushes.flushedThrough() < barrier.sequence()) {
+                Snapshot.stopIfInterrupted();
+                if (closed) {
+                    throw new IOException("the RocksDB keyed state in " + directory + " was closed before checkpoint "
+                            + checkpointId + " was captured");
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the write buffers of " + directory + " were not flushed within "
+                            + FLUSH_TIMEOUT_NANOS / 1_000_000_000 + " s of checkpoint " + checkpointId + "'s barrier");
+                }
+                Thread.sleep(1);
+            }
+            db.disableFileDeletions();
+            try {
+                Map<String, LiveFileMetaData> sst = new HashMap<>();
+                db.getLiveFilesMetaData().forEach(file -> sst.put(bareName(file.fileName()), file));
+                RocksDB.LiveFiles live = db.getLiveFiles(false);
+                db.getLiveFilesMetaData().forEach(file -> sst.put(bareName(file.fileName()), file));
+                stage(live, sst, barrier, dir, checkpointId);
+            } finally {
+                db.enableFileDeletions();
+            }
+        } catch (RocksDBException e) {
+            throw new IOException("cannot capture RocksDB checkpoint " + checkpointId + " of " + directory + ": "
+                    + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("the snapshot was stopped: its job attempt ended");
+        }
+    }
+
+    private void stage(RocksDB.LiveFiles live, Map<String, LiveFileMetaData> sst, Barrier barrier, Path dir,
+            long checkpointId) throws IOException {
+        Files.createDirectories(dir);
+        String manifest = null;
+        for (String file : live.files) {
+            String name = bareName(file);
+            Path source = directory.resolve(name);
+            Path target = dir.resolve(name);
+            if (name.endsWith(".sst")) {
+                LiveFileMetaData meta = sst.get(name);
+                if (meta == null || meta.largestSeqno() > barrier.sequence()) {
+                    throw new IOException("checkpoint " + checkpointId + " of " + directory + " is declined: SST file "
+                            + name + (meta == null ? " could not be checked against the barrier"
+                            : " holds writes made after the barrier (" + meta.largestSeqno() + " > "
+                            + barrier.sequence() + "), flushed before the files were captured"));
+                }
+                Files.createLink(target, source);
+            } else if (name.startsWith("MANIFEST-")) {
+                manifest = name;
+                copyPrefix(source, target, live.manifestFileSize);
+            } else if (!name.equals("CURRENT")) {
+                Files.copy(source, target);
+            }
+        }
+        if (manifest == null) {
+            throw new IOException("checkpoint " + checkpointId + " of " + directory + " is declined: RocksDB listed "
+                    + "no manifest among the live files " + live.files);
+        }
+        Files.writeString(dir.resolve("CURRENT"), manifest + "\n");
+    }
+
+    /**
+     * The newest write that a completed memtable flush has put into an SST file. RocksDB installs
+     * flushes in the order of their memtables and calls this listener after installing one, so
+     * every write up to that number is then in the live files (a compaction may later renumber
+     * it to 0 at the last level, which is why the live files' numbers cannot tell).
+     */
+    static final class FlushProgress extends AbstractEventListener {
+        private final AtomicLong flushedThrough = new AtomicLong(-1);
+
+        FlushProgress() {
+            super(EnabledEventCallback.ON_FLUSH_COMPLETED);
+        }
+
+        @Override
+        public void onFlushCompleted(RocksDB db, FlushJobInfo flush) {
+            flushedThrough.accumulateAndGet(flush.getLargestSeqno(), Math::max);
+        }
+
+        long flushedThrough() {
+            return flushedThrough.get();
+        }
+
+        /** A new database (restored from files) starts its own numbering. */
+        void reset() {
+            flushedThrough.set(-1);
+        }
+    }
+
+    /** Flushes the write buffers and waits: for tests that need writes in SST files at a given point. */
+    void flushWriteBuffers() throws RocksDBException {
+        try (FlushOptions wait = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(wait);
+        }
+    }
+
+    /** RocksDB names live files with a leading slash ("/000012.sst"). */
+    private static String bareName(String file) {
+        return file.startsWith("/") ? file.substring(1) : file;
+    }
+
+    /** Copies the first {@code length} bytes of {@code source}: a manifest grows after it is listed. */
+    private static void copyPrefix(Path source, Path target, long length) throws IOException {
+        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
+                FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long position = 0;
+            while (position < length) {
+                long copied = in.transferTo(position, length - position, out);
+                if (copied <= 0) {
+                    throw new IOException("the RocksDB manifest " + source + " is shorter than its listed length "
+                            + length);
+                }
+                position += copied;
+            }
+        }
     }
 
     @Override
@@ -515,6 +712,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         } catch (RocksDBException e) {
             throw new IOException("cannot open the restored RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
         }
+        flushes.reset();
         for (String name : handle.stateNames()) {
             id(name);
         }
@@ -581,6 +779,9 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 view.release();
             }
             openViews.clear();
+            for (Barrier barrier : pinned) {
+                release(barrier);
+            }
             db.close();
             closeAll(natives);
         } finally {
@@ -870,13 +1071,17 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private final class NativeView implements Snapshot {
         private final long checkpointId;
         private final Path dir;
+        /** The barrier to capture on the snapshot thread, or null if {@code dir} already holds the checkpoint. */
+        private final Barrier barrier;
         private final Map<String, String> base;
         private final List<String> names;
         private final SharedStateStore shared;
 
-        NativeView(long checkpointId, Path dir, Map<String, String> base, List<String> names, SharedStateStore shared) {
+        NativeView(long checkpointId, Path dir, Barrier barrier, Map<String, String> base, List<String> names,
+                SharedStateStore shared) {
             this.checkpointId = checkpointId;
             this.dir = dir;
+            this.barrier = barrier;
             this.base = base;
             this.names = names;
             this.shared = shared;
@@ -894,6 +1099,13 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                 if (closed) {
                     throw new IOException("the RocksDB keyed state in " + directory + " was closed before checkpoint "
                             + checkpointId + " was written");
+                }
+                if (barrier != null) {
+                    try {
+                        capture(barrier, dir, checkpointId);
+                    } finally {
+                        release(barrier);
+                    }
                 }
                 Map<String, String> listed = new LinkedHashMap<>();
                 long[] uploadedAndShared = new long[2];

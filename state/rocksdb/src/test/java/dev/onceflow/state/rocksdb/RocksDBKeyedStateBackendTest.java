@@ -260,6 +260,98 @@ class RocksDBKeyedStateBackendTest {
         }
     }
 
+    /** Incremental checkpoints capture their files on the snapshot thread, after the barrier. */
+    @Test
+    void writesAfterTheBarrierOfAnIncrementalCheckpointAreNotInIt() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            write(rocks);
+            // About 20 MB in the write buffers at the barrier, so their flush takes long enough
+            // that a capture which did not wait for it would miss them.
+            Map<String, Integer> bigAtBarrier = writeBig(rocks, 20_000);
+            Map<String, String> atBarrier = read(rocks);
+            KeyedStateBackend.Snapshot frozen = rocks.freeze(checkpoint(1, -1, shared));
+            overwriteEveryKey(rocks);
+            writeBig(rocks, 100);
+
+            NativeKeyedState state = frozen.write().nativeState();
+
+            try (KeyedStateBackend<String> restored = open(new RocksDBStateBackend(local), "a2")) {
+                restored.restore(Map.of(), List.of(state), shared);
+                assertThat(read(restored)).isEqualTo(atBarrier);
+                assertThat(readBig(restored, 20_000)).isEqualTo(bigAtBarrier);
+            }
+            assertThat(read(rocks)).as("the writes after the barrier stay in the live database")
+                    .allSatisfy((key, text) -> assertThat(text).startsWith("-1 []"));
+        }
+    }
+
+    /**
+     * If a write buffer of writes made after the barrier is flushed before the snapshot thread
+     * captures the files, the capture cannot be the barrier's state: the checkpoint fails, and
+     * the next one works.
+     */
+    @Test
+    void anIncrementalCheckpointWhoseFilesWouldHoldLaterWritesFailsAndTheNextOneWorks() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            write(rocks);
+            KeyedStateBackend.Snapshot frozen = rocks.freeze(checkpoint(1, -1, shared));
+            overwriteEveryKey(rocks);
+            ((RocksDBKeyedStateBackend<String>) rocks).flushWriteBuffers();
+
+            assertThatThrownBy(frozen::write).isInstanceOf(IOException.class)
+                    .hasMessageContaining("checkpoint 1").hasMessageContaining("writes made after the barrier");
+
+            Map<String, String> atSecondBarrier = read(rocks);
+            NativeKeyedState second = rocks.freeze(checkpoint(2, -1, shared)).write().nativeState();
+            try (KeyedStateBackend<String> restored = open(new RocksDBStateBackend(local), "a2")) {
+                restored.restore(Map.of(), List.of(second), shared);
+                assertThat(read(restored)).isEqualTo(atSecondBarrier);
+            }
+        }
+    }
+
+    private static final StateDescriptor.Value<String> BIG = StateDescriptor.value("big", Serializers.STRING);
+
+    /** Writes 1,000 random characters for each of {@code keys} keys; returns each key's value's hash. */
+    private static Map<String, Integer> writeBig(KeyedStateBackend<String> backend, int keys) {
+        java.util.Random random = new java.util.Random(keys);
+        ValueState<String> big = backend.state(BIG);
+        Map<String, Integer> hashes = new TreeMap<>();
+        for (int i = 0; i < keys; i++) {
+            StringBuilder value = new StringBuilder(1_000);
+            random.ints(1_000, 'a', 'z' + 1).forEach(c -> value.append((char) c));
+            backend.setCurrentKey("big-" + i);
+            big.update(value.toString());
+            hashes.put("big-" + i, value.toString().hashCode());
+        }
+        return hashes;
+    }
+
+    private static Map<String, Integer> readBig(KeyedStateBackend<String> backend, int keys) {
+        ValueState<String> big = backend.state(BIG);
+        Map<String, Integer> hashes = new TreeMap<>();
+        for (int i = 0; i < keys; i++) {
+            backend.setCurrentKey("big-" + i);
+            String value = big.value();
+            hashes.put("big-" + i, value == null ? null : value.hashCode());
+        }
+        return hashes;
+    }
+
+    private static void overwriteEveryKey(KeyedStateBackend<String> backend) {
+        ValueState<Long> count = backend.state(COUNT);
+        ListState<String> seen = backend.state(SEEN);
+        for (String key : KEYS) {
+            backend.setCurrentKey(key);
+            count.update(-1L);
+            seen.clear();
+        }
+    }
+
     @Test
     void theHeapBackendRefusesAnIncrementalRocksDBCheckpointNamingTheWayOut() throws Exception {
         Path job = local.resolve("checkpoint-storage");
