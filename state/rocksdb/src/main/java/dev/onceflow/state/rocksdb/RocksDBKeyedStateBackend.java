@@ -36,6 +36,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
@@ -465,7 +466,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
      * buffers become immutable with their flush scheduled, not awaited (that wait, 40-90 ms, was
      * most of the task thread's stall). The snapshot thread then waits for the flush, captures the
      * live files, checks that they hold exactly the writes up to the barrier, and uploads the SST
-     * files its base checkpoint did not list (see {@link #capture}). If the write buffer cannot be
+     * files its base checkpoint did not list (see {@link #capture}); if they do not, it writes the
+     * checkpoint in full from the barrier's snapshot. If the write buffer cannot be
      * switched, RocksDB's own checkpoint (flush awaited) is taken on the task thread instead.
      */
     @Override
@@ -480,7 +482,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         try {
             deleteRecursively(dir);
             staging.add(dir);
-            barrier = switchWriteBuffers();
+            releaseAbandoned(request.lastCompletedCheckpointId());
+            barrier = switchWriteBuffers(id);
             if (barrier == null) {
                 try (Checkpoint checkpoint = Checkpoint.create(db)) {
                     checkpoint.createCheckpoint(dir.toString());
@@ -503,7 +506,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
      * their flush without waiting for it. Returns null, having released the snapshot, if the
      * active write buffer still holds entries afterwards (RocksDB did not switch it).
      */
-    private Barrier switchWriteBuffers() throws RocksDBException {
+    private Barrier switchWriteBuffers(long checkpointId) throws RocksDBException {
         boolean buffered = db.getLongProperty(ACTIVE_ENTRIES) + db.getLongProperty(IMMUTABLE_ENTRIES) > 0;
         org.rocksdb.Snapshot snapshot = db.getSnapshot();
         boolean switched = false;
@@ -520,7 +523,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     directory);
             return null;
         }
-        Barrier barrier = new Barrier(snapshot, snapshot.getSequenceNumber(), buffered);
+        Barrier barrier = new Barrier(checkpointId, snapshot, snapshot.getSequenceNumber(), buffered,
+                new AtomicBoolean());
         pinned.add(barrier);
         return barrier;
     }
@@ -532,7 +536,27 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
      * @param buffered whether write buffers held entries at the barrier: then the newest of them,
      *     numbered {@code sequence}, must be in an SST file before the files are captured
      */
-    private record Barrier(org.rocksdb.Snapshot snapshot, long sequence, boolean buffered) {
+    private record Barrier(long checkpointId, org.rocksdb.Snapshot snapshot, long sequence, boolean buffered,
+            AtomicBoolean claimed) {
+
+        /** Whether the caller may use, then release, the snapshot: once, by the capture or by a later barrier. */
+        boolean claim() {
+            return claimed.compareAndSet(false, true);
+        }
+    }
+
+    /**
+     * Releases the snapshots of barriers whose checkpoint can no longer complete (older than the
+     * last completed one) and whose capture never started: a checkpoint aborted before its
+     * snapshot was written. Held on, they would keep compactions from dropping old versions for
+     * the rest of the attempt. Task thread.
+     */
+    private void releaseAbandoned(long lastCompletedCheckpointId) {
+        for (Barrier barrier : pinned) {
+            if (barrier.checkpointId() < lastCompletedCheckpointId && barrier.claim()) {
+                release(barrier);
+            }
+        }
     }
 
     /** Releases a barrier's snapshot once; after close it is gone with the database. */
@@ -548,9 +572,10 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
      * into an SST file, then, with file deletions disabled, lists the live files and links (SST)
      * or copies (the manifest, up to its length at the listing, and the options) them, and writes
      * CURRENT. The capture is checked against the barrier: every SST file must hold only writes
-     * up to it. A write buffer filled and flushed after the barrier, before the capture, fails
-     * the check, and with it this checkpoint (never a checkpoint with later writes); with 32 MiB
-     * write buffers that takes far longer than the flush it races.
+     * up to it. If a write buffer of later writes was flushed before the capture (a snapshot
+     * thread busy with other tasks' uploads, or a later checkpoint's barrier, can let that
+     * happen), it throws {@link NotAtBarrier}, and the checkpoint is written in full from the
+     * barrier's snapshot: never with later writes.
      */
     private void capture(Barrier barrier, Path dir, long checkpointId) throws IOException {
         try {
@@ -562,7 +587,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                             + checkpointId + " was captured");
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IOException("the write buffers of " + directory + " were not flushed within "
+                    throw new NotAtBarrier("the write buffers of " + directory + " were not flushed within "
                             + FLUSH_TIMEOUT_NANOS / 1_000_000_000 + " s of checkpoint " + checkpointId + "'s barrier");
                 }
                 Thread.sleep(1);
@@ -597,8 +622,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             if (name.endsWith(".sst")) {
                 LiveFileMetaData meta = sst.get(name);
                 if (meta == null || meta.largestSeqno() > barrier.sequence()) {
-                    throw new IOException("checkpoint " + checkpointId + " of " + directory + " is declined: SST file "
-                            + name + (meta == null ? " could not be checked against the barrier"
+                    throw new NotAtBarrier("SST file " + name + (meta == null ? " could not be checked against the barrier"
                             : " holds writes made after the barrier (" + meta.largestSeqno() + " > "
                             + barrier.sequence() + "), flushed before the files were captured"));
                 }
@@ -611,8 +635,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             }
         }
         if (manifest == null) {
-            throw new IOException("checkpoint " + checkpointId + " of " + directory + " is declined: RocksDB listed "
-                    + "no manifest among the live files " + live.files);
+            throw new NotAtBarrier("RocksDB listed no manifest among the live files " + live.files);
         }
         Files.writeString(dir.resolve("CURRENT"), manifest + "\n");
     }
@@ -645,10 +668,25 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         }
     }
 
+    /** The number of RocksDB snapshots held now: for tests of their release. */
+    long snapshotsHeld() throws RocksDBException {
+        return db.getLongProperty("rocksdb.num-snapshots");
+    }
+
     /** Flushes the write buffers and waits: for tests that need writes in SST files at a given point. */
     void flushWriteBuffers() throws RocksDBException {
         try (FlushOptions wait = new FlushOptions().setWaitForFlush(true)) {
             db.flush(wait);
+        }
+    }
+
+    /**
+     * The live files cannot be shown to be the state at the barrier; the barrier's RocksDB
+     * snapshot still can, and the checkpoint is written in full from it instead.
+     */
+    private static final class NotAtBarrier extends IOException {
+        NotAtBarrier(String message) {
+            super(message);
         }
     }
 
@@ -1101,8 +1139,16 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                             + checkpointId + " was written");
                 }
                 if (barrier != null) {
+                    if (!barrier.claim()) {
+                        throw new IOException("checkpoint " + checkpointId + " of " + directory
+                                + " was abandoned before its snapshot was written");
+                    }
                     try {
                         capture(barrier, dir, checkpointId);
+                    } catch (NotAtBarrier e) {
+                        LOG.info("Checkpoint {} of {} is written in full, not incrementally: {}", checkpointId,
+                                directory, e.getMessage());
+                        return new Result(new View(barrier.snapshot(), names).scan(), null);
                     } finally {
                         release(barrier);
                     }

@@ -289,28 +289,63 @@ class RocksDBKeyedStateBackendTest {
 
     /**
      * If a write buffer of writes made after the barrier is flushed before the snapshot thread
-     * captures the files, the capture cannot be the barrier's state: the checkpoint fails, and
-     * the next one works.
+     * captures the files, the live files are not the barrier's state: the checkpoint is written
+     * in full from the barrier's RocksDB snapshot instead, and the next one has no files to refer to.
      */
     @Test
-    void anIncrementalCheckpointWhoseFilesWouldHoldLaterWritesFailsAndTheNextOneWorks() throws Exception {
+    void anIncrementalCheckpointWhoseFilesWouldHoldLaterWritesIsWrittenInFullAsOfItsBarrier() throws Exception {
         Path job = local.resolve("checkpoint-storage");
         SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
+            Map<String, String> atFirstBarrier = read(rocks);
             KeyedStateBackend.Snapshot frozen = rocks.freeze(checkpoint(1, -1, shared));
             overwriteEveryKey(rocks);
             ((RocksDBKeyedStateBackend<String>) rocks).flushWriteBuffers();
 
-            assertThatThrownBy(frozen::write).isInstanceOf(IOException.class)
-                    .hasMessageContaining("checkpoint 1").hasMessageContaining("writes made after the barrier");
+            KeyedStateBackend.Result first = frozen.write();
+
+            assertThat(first.nativeState()).as("not the live files, which hold later writes").isNull();
+            try (KeyedStateBackend<String> restored = open(new RocksDBStateBackend(local), "a2")) {
+                restored.restore(first.keyGroups());
+                assertThat(read(restored)).isEqualTo(atFirstBarrier);
+            }
+            closeIfStored(first.keyGroups());
 
             Map<String, String> atSecondBarrier = read(rocks);
-            NativeKeyedState second = rocks.freeze(checkpoint(2, -1, shared)).write().nativeState();
-            try (KeyedStateBackend<String> restored = open(new RocksDBStateBackend(local), "a2")) {
+            NativeKeyedState second = rocks.freeze(checkpoint(2, 1, shared)).write().nativeState();
+            assertThat(second.uploadedBytes()).as("checkpoint 1 listed no files, so every file is uploaded")
+                    .isEqualTo(second.sharedBytes()).isPositive();
+            try (KeyedStateBackend<String> restored = open(new RocksDBStateBackend(local), "a3")) {
                 restored.restore(Map.of(), List.of(second), shared);
                 assertThat(read(restored)).isEqualTo(atSecondBarrier);
             }
+        }
+    }
+
+    /** A checkpoint aborted before its snapshot was written must not hold its RocksDB snapshot for good. */
+    @Test
+    void theSnapshotOfACheckpointNeverWrittenIsReleasedOnceALaterOneCompleted() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
+            RocksDBKeyedStateBackend<String> backend = (RocksDBKeyedStateBackend<String>) rocks;
+            write(rocks);
+            KeyedStateBackend.Snapshot abandoned = rocks.freeze(checkpoint(1, -1, shared));
+            rocks.freeze(checkpoint(2, -1, shared)).write();
+            assertThat(backend.snapshotsHeld()).as("checkpoint 1 may still be written").isEqualTo(1);
+
+            KeyedStateBackend.Snapshot third = rocks.freeze(checkpoint(3, 2, shared));
+            assertThat(backend.snapshotsHeld()).as("only checkpoint 3's").isEqualTo(1);
+            assertThatThrownBy(abandoned::write).isInstanceOf(IOException.class).hasMessageContaining("abandoned");
+            third.write();
+            assertThat(backend.snapshotsHeld()).isZero();
+        }
+    }
+
+    private static void closeIfStored(Map<Integer, byte[]> keyGroups) throws Exception {
+        if (keyGroups instanceof AutoCloseable stored) {
+            stored.close();
         }
     }
 
