@@ -730,7 +730,9 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
             handles.add(NativeHandle.parse(state));
         }
         NativeHandle only = handles.get(0);
-        if (handles.size() == 1 && keyGroups.isEmpty() && ids.isEmpty() && only.firstGroup() == firstGroup
+        // Key groups of other subtasks (a former subtask's checkpoint written in full) do not matter.
+        boolean ownsNoKeyGroup = keyGroups.keySet().stream().noneMatch(g -> g >= firstGroup && g < endGroup);
+        if (handles.size() == 1 && ownsNoKeyGroup && ids.isEmpty() && only.firstGroup() == firstGroup
                 && only.endGroup() == endGroup && only.keySerializerVersion() == keySerializer.version()) {
             adopt(only, shared);
         } else {
@@ -1146,7 +1148,7 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     try {
                         capture(barrier, dir, checkpointId);
                     } catch (NotAtBarrier e) {
-                        LOG.info("Checkpoint {} of {} is written in full, not incrementally: {}", checkpointId,
+                        LOG.warn("Checkpoint {} of {} is written in full, not incrementally: {}", checkpointId,
                                 directory, e.getMessage());
                         return new Result(new View(barrier.snapshot(), names).scan(), null);
                     } finally {

@@ -323,6 +323,94 @@ class RocksDBKeyedStateBackendTest {
         }
     }
 
+    /**
+     * A checkpoint where one subtask wrote its state in full and the other incrementally restores
+     * at the same parallelism, and the second still adopts its files as its database instead of
+     * copying them entry by entry (copied entries would sit in write buffers, not SST files).
+     */
+    @Test
+    void aSubtaskAdoptsItsFilesEvenWhenAnotherSubtaskWroteItsCheckpointInFull() throws Exception {
+        Path job = local.resolve("checkpoint-storage");
+        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        RocksDBStateBackend backend = new RocksDBStateBackend(local);
+        Map<Integer, byte[]> fullOfSubtask0;
+        NativeKeyedState incrementalOfSubtask1;
+        Map<String, String> expected = new TreeMap<>();
+        try (KeyedStateBackend<String> first = subtask(backend, 0, "a1");
+                KeyedStateBackend<String> second = subtask(backend, 1, "a1")) {
+            writeOwnKeys(first, 0);
+            writeOwnKeys(second, 1);
+            expected.putAll(readOwnKeys(first, 0));
+            expected.putAll(readOwnKeys(second, 1));
+            KeyedStateBackend.Snapshot frozen = first.freeze(checkpoint(1, -1, shared));
+            overwriteOwnKeys(first, 0);
+            ((RocksDBKeyedStateBackend<String>) first).flushWriteBuffers();
+            KeyedStateBackend.Result full = frozen.write();
+            assertThat(full.nativeState()).isNull();
+            fullOfSubtask0 = new TreeMap<>(full.keyGroups());
+            closeIfStored(full.keyGroups());
+            incrementalOfSubtask1 = second.freeze(checkpoint(1, -1, shared)).write().nativeState();
+        }
+
+        Map<String, String> restored = new TreeMap<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            try (KeyedStateBackend<String> half = subtask(backend, subtask, "a2")) {
+                half.restore(fullOfSubtask0, List.of(incrementalOfSubtask1), shared);
+                restored.putAll(readOwnKeys(half, subtask));
+                if (subtask == 1) {
+                    try (Stream<Path> files = Files.list(local.resolve("job").resolve("count").resolve("subtask-1-a2"))) {
+                        assertThat(files.map(f -> f.getFileName().toString()))
+                                .as("the checkpoint's SST files became the database").anyMatch(f -> f.endsWith(".sst"));
+                    }
+                }
+            }
+        }
+        assertThat(restored).isEqualTo(expected);
+    }
+
+    private KeyedStateBackend<String> subtask(RocksDBStateBackend backend, int subtask, String attempt)
+            throws IOException {
+        return backend.createKeyedStateBackend(
+                new StateBackend.Scope("job", "count", subtask, 2, MAX_PARALLELISM, attempt), Serializers.STRING);
+    }
+
+    /** Whether subtask {@code subtask} of 2 owns {@code key}. */
+    private static boolean owns(int subtask, String key) {
+        return KeyGroups.subtaskOf(KeyGroups.keyGroupOf(key, MAX_PARALLELISM), MAX_PARALLELISM, 2) == subtask;
+    }
+
+    private static void writeOwnKeys(KeyedStateBackend<String> backend, int subtask) {
+        ValueState<Long> count = backend.state(COUNT);
+        for (int i = 0; i < KEYS.size(); i++) {
+            if (owns(subtask, KEYS.get(i))) {
+                backend.setCurrentKey(KEYS.get(i));
+                count.update((long) i);
+            }
+        }
+    }
+
+    private static void overwriteOwnKeys(KeyedStateBackend<String> backend, int subtask) {
+        ValueState<Long> count = backend.state(COUNT);
+        for (String key : KEYS) {
+            if (owns(subtask, key)) {
+                backend.setCurrentKey(key);
+                count.update(-1L);
+            }
+        }
+    }
+
+    private static Map<String, String> readOwnKeys(KeyedStateBackend<String> backend, int subtask) {
+        ValueState<Long> count = backend.state(COUNT);
+        Map<String, String> values = new TreeMap<>();
+        for (String key : KEYS) {
+            if (owns(subtask, key)) {
+                backend.setCurrentKey(key);
+                values.put(key, String.valueOf(count.value()));
+            }
+        }
+        return values;
+    }
+
     /** A checkpoint aborted before its snapshot was written must not hold its RocksDB snapshot for good. */
     @Test
     void theSnapshotOfACheckpointNeverWrittenIsReleasedOnceALaterOneCompleted() throws Exception {
