@@ -241,7 +241,11 @@ final class JobExecution implements TaskEnvironment {
         return new Output<>() {
             @Override
             public void collect(Object record) {
-                inChain(() -> writer.emit(record));
+                try {
+                    writer.emit(record);
+                } catch (Exception e) {
+                    throw chainFailure(e);
+                }
             }
 
             @Override
@@ -262,7 +266,11 @@ final class JobExecution implements TaskEnvironment {
         return new Output<>() {
             @Override
             public void collect(Object record) {
-                inChain(() -> next.processElement(record));
+                try {
+                    next.processElement(record);
+                } catch (Exception e) {
+                    throw chainFailure(e);
+                }
             }
 
             @Override
@@ -287,14 +295,25 @@ final class JobExecution implements TaskEnvironment {
     private static void inChain(ChainCall call) {
         try {
             call.run();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Task.ChainException(e);
         } catch (Exception e) {
-            throw new Task.ChainException(e);
+            throw chainFailure(e);
         }
+    }
+
+    /**
+     * What an {@code Output} throws for {@code failure} of the chain behind it: unchecked as it
+     * is, checked wrapped for the task to unwrap. Per-record calls use this directly rather than
+     * {@link #inChain}, which would allocate a capturing lambda per record and call it through a
+     * call site shared by every kind of chain call.
+     */
+    private static RuntimeException chainFailure(Exception failure) {
+        if (failure instanceof RuntimeException unchecked) {
+            return unchecked;
+        }
+        if (failure instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new Task.ChainException(failure);
     }
 
     /** Counts the records a source emits. */
