@@ -60,6 +60,8 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     private final Path directory;
     private final PartFileNames names;
     private final RollingPolicy rollingPolicy;
+    /** Whether {@link #rollingPolicy} needs asking per record: by default files roll only at barriers. */
+    private final boolean rollsWithinCheckpoint;
     private final Compression compression;
     private final Duration recoveryTimeout;
     /** Transactions begun and not yet pre-committed or aborted, by {@link FileTransaction#key()}. */
@@ -82,6 +84,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         this.directory = directory;
         this.names = names;
         this.rollingPolicy = rollingPolicy;
+        this.rollsWithinCheckpoint = rollingPolicy.rollsWithinCheckpoint();
         this.compression = compression;
         this.recoveryTimeout = recoveryTimeout;
         this.syncThread = Executors.newSingleThreadExecutor(runnable -> {
@@ -103,7 +106,7 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     @Override
     public void write(FileTransaction transaction, Event record) throws IOException {
         OpenTransaction txn = transaction == lastHandle ? lastTransaction : openTransaction(transaction);
-        if (txn.current != null && rollingPolicy.shouldRoll(txn.current)) {
+        if (rollsWithinCheckpoint && txn.current != null && rollingPolicy.shouldRoll(txn.current)) {
             txn.finishCurrent();
         }
         if (txn.current == null) {

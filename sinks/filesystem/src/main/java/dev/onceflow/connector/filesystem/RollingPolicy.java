@@ -18,6 +18,11 @@ record RollingPolicy(OptionalLong maxPartBytes, Optional<Duration> maxPartAge) {
     /** Only at checkpoints. */
     static final RollingPolicy PER_CHECKPOINT = new RollingPolicy(OptionalLong.empty(), Optional.empty());
 
+    /** Whether any part file may be closed before its checkpoint's barrier. */
+    boolean rollsWithinCheckpoint() {
+        return maxPartBytes.isPresent() || maxPartAge.isPresent();
+    }
+
     /** Whether to close {@code stream} before writing more into it. */
     boolean shouldRoll(PartFileStream stream) {
         if (maxPartBytes.isPresent() && stream.bytesWritten() >= maxPartBytes.getAsLong()) {

@@ -24,7 +24,8 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     private final EventGenerator generator;
     /** Records per second for this reader; 0 means unlimited. */
     private final double ratePerSecond;
-    private final List<DatagenSplit> splits = new ArrayList<>();
+    /** The assigned splits not yet exhausted, with their positions advanced in place. */
+    private final List<Position> splits = new ArrayList<>();
     private boolean noMoreSplits;
     private int cursor;
     private long startNanos;
@@ -44,17 +45,17 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     public InputStatus pollNext(ReaderOutput<Event> output) {
         long budget = Math.min(MAX_RECORDS_PER_POLL, allowedNow());
         while (budget > 0 && !splits.isEmpty()) {
-            cursor %= splits.size();
-            DatagenSplit split = splits.get(cursor);
-            output.collect(generator.eventAt(split.next()));
+            if (cursor >= splits.size()) {
+                cursor = 0;
+            }
+            Position split = splits.get(cursor);
+            output.collect(generator.eventAt(split.next));
             emittedSinceStart++;
             budget--;
-            DatagenSplit advanced = split.advance();
-            if (advanced.isExhausted()) {
+            if (split.advance()) {
                 // Exhausted splits leave the reader, so they are never snapshotted or replayed.
                 splits.remove(cursor);
             } else {
-                splits.set(cursor, advanced);
                 cursor++;
             }
         }
@@ -77,14 +78,18 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
 
     @Override
     public List<DatagenSplit> snapshotState(long checkpointId) {
-        return List.copyOf(splits);
+        List<DatagenSplit> state = new ArrayList<>(splits.size());
+        for (Position split : splits) {
+            state.add(split.toSplit());
+        }
+        return state;
     }
 
     @Override
     public void addSplits(List<DatagenSplit> newSplits) {
         for (DatagenSplit split : newSplits) {
             if (!split.isExhausted()) {
-                splits.add(split);
+                splits.add(new Position(split));
             }
         }
     }
@@ -96,5 +101,34 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
 
     @Override
     public void close() {
+    }
+
+    /**
+     * A split being read, its position advanced in place rather than by a new
+     * {@link DatagenSplit} per record. Advances as {@link DatagenSplit#advance()} does.
+     */
+    private static final class Position {
+
+        private final int index;
+        private final int splitCount;
+        private final long end;
+        private long next;
+
+        Position(DatagenSplit split) {
+            this.index = split.index();
+            this.splitCount = split.splitCount();
+            this.end = split.end();
+            this.next = split.next();
+        }
+
+        /** Moves past {@link #next}; returns whether the split is now exhausted. */
+        boolean advance() {
+            next = DatagenSplit.following(next, splitCount, end);
+            return next >= end;
+        }
+
+        DatagenSplit toSplit() {
+            return new DatagenSplit(index, splitCount, next, end);
+        }
     }
 }

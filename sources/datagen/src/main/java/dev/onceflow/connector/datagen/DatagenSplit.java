@@ -44,11 +44,13 @@ public record DatagenSplit(int index, int splitCount, long next, long end) imple
 
     /** This split after emitting {@code next}. */
     public DatagenSplit advance() {
+        return new DatagenSplit(index, splitCount, following(next, splitCount, end), end);
+    }
+
+    /** The position after emitting {@code next}: one stride on, or {@code end} when that passes it. */
+    static long following(long next, int splitCount, long end) {
         long following = next + splitCount;
         // Guards the overflow near Long.MAX_VALUE of an unbounded split: past the end means done.
-        if (following < next || following > end) {
-            following = end;
-        }
-        return new DatagenSplit(index, splitCount, following, end);
+        return following < next || following > end ? end : following;
     }
 }
