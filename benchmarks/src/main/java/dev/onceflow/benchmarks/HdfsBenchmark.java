@@ -25,13 +25,11 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.hdfs.client.HdfsClientConfigKeys;
 
 /**
  * Throughput of {@code datagen -> filesystem sink} onto a real HDFS with 1 s exactly-once
@@ -177,7 +175,7 @@ public final class HdfsBenchmark {
      */
     private void rawWrite(String directory, boolean syncBlocks, boolean batches) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(PARALLELISM);
-        try (FileSystem fs = FileSystem.newInstance(hdfs.uri(), rawClientConfiguration())) {
+        try (FileSystem fs = FileSystem.newInstance(hdfs.uri(), FileSystemSink.clientConfiguration(hdfs.configuration()))) {
             List<Future<Void>> writers = new ArrayList<>();
             for (int t = 0; t < PARALLELISM; t++) {
                 int thread = t;
@@ -219,18 +217,6 @@ public final class HdfsBenchmark {
         } finally {
             threads.shutdownNow();
         }
-    }
-
-    /**
-     * The cluster's client configuration with the close polling the sink's clients use (20 ms,
-     * doubling, instead of Hadoop's 400 ms before the second ask): a plain program can set them
-     * too, and without them its close alone can cost up to 400 ms of a run of a few seconds.
-     */
-    private Configuration rawClientConfiguration() {
-        Configuration conf = hdfs.configuration();
-        conf.set(HdfsClientConfigKeys.BlockWrite.LOCATEFOLLOWINGBLOCK_INITIAL_DELAY_MS_KEY, "20");
-        conf.set(HdfsClientConfigKeys.BlockWrite.LOCATEFOLLOWINGBLOCK_RETRIES_KEY, "10");
-        return conf;
     }
 
     private void runJob(Config config, String directory) throws Exception {

@@ -42,9 +42,7 @@ final class FileSystemPaths {
         if (isLocal(path)) {
             return FileSystem.getLocal(conf).getRawFileSystem();
         }
-        Configuration tuned = new Configuration(conf);
-        closeFilesPromptly(tuned);
-        return FileSystem.newInstance(path.toUri(), tuned);
+        return FileSystem.newInstance(path.toUri(), FileSystemSink.clientConfiguration(conf));
     }
 
     /**
