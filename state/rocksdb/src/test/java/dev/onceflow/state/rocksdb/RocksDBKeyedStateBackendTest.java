@@ -183,6 +183,16 @@ class RocksDBKeyedStateBackendTest {
         }
     }
 
+    /** Where the tests' job keeps its checkpoints. */
+    private Path checkpointStorage() {
+        return local.resolve("checkpoint-storage");
+    }
+
+    /** The shared-state store of checkpoint storage at {@code job}. */
+    private static SharedStateStore sharedStore(Path job) throws IOException {
+        return new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+    }
+
     private static KeyedStateBackend.SnapshotOptions checkpoint(long id, long base, SharedStateStore shared) {
         return new KeyedStateBackend.SnapshotOptions(id, false, base, shared);
     }
@@ -204,8 +214,8 @@ class RocksDBKeyedStateBackendTest {
 
     @Test
     void anIncrementalCheckpointUploadsOnlyTheFilesItsBaseDoesNotListAndRestoresAtAnyParallelism() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        Path job = checkpointStorage();
+        SharedStateStore shared = sharedStore(job);
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
             NativeKeyedState first = rocks.freeze(checkpoint(1, -1, shared)).write().nativeState();
@@ -263,8 +273,7 @@ class RocksDBKeyedStateBackendTest {
     /** Incremental checkpoints capture their files on the snapshot thread, after the barrier. */
     @Test
     void writesAfterTheBarrierOfAnIncrementalCheckpointAreNotInIt() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        SharedStateStore shared = sharedStore(checkpointStorage());
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
             // About 20 MB in the write buffers at the barrier, so their flush takes long enough
@@ -294,8 +303,7 @@ class RocksDBKeyedStateBackendTest {
      */
     @Test
     void anIncrementalCheckpointWhoseFilesWouldHoldLaterWritesIsWrittenInFullAsOfItsBarrier() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        SharedStateStore shared = sharedStore(checkpointStorage());
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
             Map<String, String> atFirstBarrier = read(rocks);
@@ -330,8 +338,8 @@ class RocksDBKeyedStateBackendTest {
      */
     @Test
     void aSubtaskAdoptsItsFilesEvenWhenAnotherSubtaskWroteItsCheckpointInFull() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        Path job = checkpointStorage();
+        SharedStateStore shared = sharedStore(job);
         RocksDBStateBackend backend = new RocksDBStateBackend(local);
         Map<Integer, byte[]> fullOfSubtask0;
         NativeKeyedState incrementalOfSubtask1;
@@ -414,8 +422,7 @@ class RocksDBKeyedStateBackendTest {
     /** A checkpoint aborted before its snapshot was written must not hold its RocksDB snapshot for good. */
     @Test
     void theSnapshotOfACheckpointNeverWrittenIsReleasedOnceALaterOneCompleted() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        SharedStateStore shared = sharedStore(checkpointStorage());
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             RocksDBKeyedStateBackend<String> backend = (RocksDBKeyedStateBackend<String>) rocks;
             write(rocks);
@@ -477,8 +484,7 @@ class RocksDBKeyedStateBackendTest {
 
     @Test
     void theHeapBackendRefusesAnIncrementalRocksDBCheckpointNamingTheWayOut() throws Exception {
-        Path job = local.resolve("checkpoint-storage");
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(job)).sharedState();
+        SharedStateStore shared = sharedStore(checkpointStorage());
         NativeKeyedState state;
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
@@ -492,7 +498,7 @@ class RocksDBKeyedStateBackendTest {
 
     @Test
     void aSavepointOfAnIncrementalBackendIsPortable() throws Exception {
-        SharedStateStore shared = new CheckpointStorage(CheckpointLocation.of(local.resolve("storage"))).sharedState();
+        SharedStateStore shared = sharedStore(local.resolve("storage"));
         try (KeyedStateBackend<String> rocks = open(new RocksDBStateBackend(local), "a1")) {
             write(rocks);
             KeyedStateBackend.Result savepoint = rocks.freeze(new KeyedStateBackend.SnapshotOptions(1, true, -1, shared))
