@@ -56,10 +56,10 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * events into an array before formatting them, see below).
  *
  * <p>The plain program generates each event and formats it in one loop, so the JIT compiles both
- * together: the event need not be allocated, and fields the generator sets to constants (the
- * count, always 0) are formatted as constants. The sink gets its events through the runtime's
- * chain and can do neither. {@code raw-batch} shows what that is worth to the plain program; the
- * target is judged against {@code raw}, the faster one.
+ * together and formats fields the generator sets to constants (the count, always 0) as
+ * constants. The sink gets its events through the runtime's chain and cannot. {@code raw-batch}
+ * shows what that is worth to the plain program; the target is judged against {@code raw}, the
+ * baseline it was set against.
  */
 public final class HdfsBenchmark {
 

@@ -59,12 +59,18 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
 
     /**
      * The Hadoop client configuration this sink's writers use for a path on a file system other
-     * than the local one (HDFS): a copy of {@code base} that asks the name node after 20 ms,
-     * not Hadoop's 400 ms, whether a closed file is complete, unless {@code base} sets those keys
-     * itself (see docs/connectors/filesystem.md, "On HDFS"). For programs that write beside the
-     * sink and should close files as promptly; {@code base} is not changed.
+     * than the local one (HDFS), for programs that write beside the sink and should close files
+     * as promptly. It is a copy of {@code base} (which is not changed) in which a closing client
+     * asks the name node whether the file is complete again after 20 ms, doubling the wait up
+     * to 10 times, where Hadoop waits 400 ms, 5 times
+     * ({@code dfs.client.block.write.locateFollowingBlock.initial.delay.ms} and
+     * {@code ...retries}; see docs/connectors/filesystem.md, "On HDFS"). A key that {@code base}
+     * sets other than in Hadoop's {@code *-default.xml} files keeps its value.
+     *
+     * @throws NullPointerException if {@code base} is null
      */
     public static Configuration clientConfiguration(Configuration base) {
+        Objects.requireNonNull(base, "base");
         Configuration tuned = new Configuration(base);
         FileSystemPaths.closeFilesPromptly(tuned);
         return tuned;
