@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The job under test in a child JVM (the onceflow CLI with the test's classpath, so the connector
  * under test is on it), so that every crash is a real process death: SIGKILL from the suite, or
- * {@code Runtime.halt} at an armed fault point.
+ * {@code Runtime.halt} at an armed fault point. The child JVMs share an archive of the classes
+ * they load, to start faster ({@link ClassDataSharing}).
  */
 public final class JobProcess {
 
@@ -74,9 +75,15 @@ public final class JobProcess {
     /** Starts the job of {@code jobFile} on {@code target}, resuming from {@code resume} ({@code latest} or a directory). */
     public static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log)
             throws IOException {
+        Files.writeString(log, "=== " + target.name() + " run --resume " + resume + " (faults: " + faults + ")\n",
+                StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(target.jvmOptions()); // short-lived JVMs: start fast rather than peak fast
+        ClassDataSharing sharing = ClassDataSharing.get();
+        ClassDataSharing.Options sharingOptions = sharing == null ? new ClassDataSharing.Options(List.of(), false)
+                : sharing.options(target, faults.haltAt() == null && faults.delayAt() == null);
+        command.addAll(sharingOptions.jvmOptions());
         if (faults.haltAt() != null) {
             command.add("-Donceflow.fault=" + faults.haltAt());
         }
@@ -84,7 +91,7 @@ public final class JobProcess {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
         }
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());
         command.add(target.mainClass());
         command.add("run");
         command.add(jobFile.toString());
@@ -92,13 +99,24 @@ public final class JobProcess {
         command.add(resume);
         command.add("--progress-interval");
         command.add("0");
-        Files.writeString(log, "=== " + target.name() + " run --resume " + resume + " (faults: " + faults + ")\n",
-                StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.getParent().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().remove("ONCEFLOW_FAULT");
         builder.environment().remove("ONCEFLOW_FAULT_DELAY");
-        return new JobProcess(builder.start(), log, Files.size(log));
+        long logStart = Files.size(log);
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException | RuntimeException e) {
+            if (sharingOptions.writesArchive()) {
+                sharing.notStarted(target);
+            }
+            throw e;
+        }
+        if (sharingOptions.writesArchive()) {
+            sharing.started(target, process);
+        }
+        return new JobProcess(process, log, logStart);
     }
 
     /**

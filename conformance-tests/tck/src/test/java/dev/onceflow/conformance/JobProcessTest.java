@@ -2,13 +2,21 @@ package dev.onceflow.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The job processes a case starts are stopped when the case ends, whatever state it ended in. */
+/**
+ * The job processes a case starts are stopped when the case ends, whatever state it ended in, and
+ * start from an archive of their classes once one fault-free run has written it.
+ */
 class JobProcessTest {
 
     @Test
@@ -26,5 +34,42 @@ class JobProcessTest {
         assertThat(JobProcess.killAll()).isEqualTo(1);
         assertThat(first.isAlive()).isFalse();
         assertThat(JobProcess.killAll()).isZero();
+    }
+
+    @Test
+    void laterRunsLoadTheirClassesFromTheArchiveOfTheFirstFaultFreeRun(@TempDir Path work) throws Exception {
+        // -Xshare:on: a child whose archive does not match its JVM or class path fails to start,
+        // rather than quietly loading its classes as usual.
+        List<String> options = new ArrayList<>(ExecutionTarget.ONCEFLOW.jvmOptions());
+        options.addAll(List.of("-Xshare:on", "-Xlog:class+load=info"));
+        ExecutionTarget target = new ExecutionTarget("onceflow-archive-test", ExecutionTarget.ONCEFLOW.mainClass(),
+                options, ExecutionTarget.ONCEFLOW.checkpointTimedOut());
+        ClassDataSharing sharing = ClassDataSharing.get();
+        assertThat(sharing).as("class data sharing is on by default").isNotNull();
+        String fromArchive = "dev.onceflow.runtime.cli.OnceflowCli source: shared objects file (top)";
+
+        JobProcess halted = JobProcess.start(target, job(work, "halted"), "latest",
+                JobProcess.Faults.haltAt("sink.before-commit@1"), work.resolve("halted.log"));
+        assertThat(halted.await(2)).as("log:%n%s", halted.tail()).isEqualTo(dev.onceflow.runtime.fault.FaultPoints.HALT_EXIT_CODE);
+        assertThat(sharing.ready(target)).as("a run with a fault armed writes no archive").isFalse();
+
+        Path firstLog = work.resolve("first.log");
+        JobProcess first = JobProcess.start(target, job(work, "first"), "latest", JobProcess.Faults.NONE, firstLog);
+        assertThat(first.await(2)).as("log:%n%s", first.tail()).isZero();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> sharing.ready(target));
+        assertThat(Files.readString(firstLog, StandardCharsets.UTF_8)).doesNotContain(fromArchive);
+
+        Path secondLog = work.resolve("second.log");
+        JobProcess second = JobProcess.start(target, job(work, "second"), "latest", JobProcess.Faults.NONE, secondLog);
+        assertThat(second.await(2)).as("log:%n%s", second.tail()).isZero();
+        assertThat(Files.readString(secondLog, StandardCharsets.UTF_8)).contains(fromArchive);
+    }
+
+    /** A short bounded job of its own in {@code work/name}. */
+    private static Path job(Path work, String name) throws java.io.IOException {
+        Path directory = Files.createDirectories(work.resolve(name));
+        JobSpec spec = JobSpec.of("datagen", Map.of("rows", 500, "keys", 3), "filesystem",
+                Map.of("path", directory.resolve("out").toString()), 5_000, directory);
+        return spec.write(directory.resolve("job.yaml"));
     }
 }
