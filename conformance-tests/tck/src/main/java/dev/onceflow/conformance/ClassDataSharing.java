@@ -22,11 +22,14 @@ import java.util.stream.Stream;
  * starts two to six JVMs, so start-up is much of a quick profile's time. Measured on 2 cores with
  * JDK 17: Onceflow's CLI 1.1 s to 0.7 s a run, the Flink MiniCluster 3.5 s to 2.0 s.
  *
- * <p>Nothing a case checks depends on it. An archive that does not match the JVM or the class path
- * is not used (the JVM says so in the job's log and loads classes as usual). A run that crashes
- * or is killed writes no archive, and a later fault-free run tries again; only an archive whose
- * run exited 0 is used. After three fault-free runs that exited 0 without writing one (a JVM
- * without a base archive, for example), it is given up for that target.
+ * <p>An archive that does not match the JVM or the class path is not used: the JVM loads the
+ * classes as usual and says nothing unless asked ({@code -Xlog:cds=info}). Only an archive whose
+ * run exited 0 is used; runs with a fault armed never write one, and a killed run's partial file
+ * is deleted, so a later fault-free run tries again. After three fault-free runs that exited 0
+ * without writing one (a JVM without a base archive, for example), it is given up for that target.
+ * One thing a case could see: a JVM that cannot write the archive it was asked to (a full disk)
+ * exits 1 after its job ended. So a run writes one only when the disk has at least 1 GiB free
+ * ({@link #MIN_FREE_BYTES}); below that, children start without an archive.
  *
  * <p>JDK 17 cannot archive classes from a directory, and a test's class path starts with its
  * {@code target/test-classes} and {@code target/classes}. Each directory on the class path is
@@ -40,6 +43,10 @@ final class ClassDataSharing {
 
     static final String PROPERTY = "onceflow.conformance.class-data-sharing";
     private static final int ATTEMPTS = 3;
+    /** Free space needed to write an archive: Flink's is about 75 MB. */
+    static final long MIN_FREE_BYTES = 1L << 30;
+    /** Once setting up failed, children get the test's class path as it is. */
+    private static boolean failed;
 
     private static ClassDataSharing instance;
 
@@ -52,16 +59,31 @@ final class ClassDataSharing {
         this.classPath = classPath;
     }
 
-    /** The settings of this test JVM, or null when turned off; the jars are made on the first call. */
-    static synchronized ClassDataSharing get() throws IOException {
-        if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
+    /**
+     * The settings of this test JVM, or null when turned off or when setting up failed (said once
+     * on standard error); the jars are made on the first call.
+     */
+    static synchronized ClassDataSharing get() {
+        if (failed || !Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
             return null;
         }
         if (instance == null) {
-            Path parent = Files.createDirectories(Path.of("target", "conformance-work").toAbsolutePath());
-            Path directory = Files.createTempDirectory(parent, "class-data-");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(directory)));
-            instance = new ClassDataSharing(directory, jarredClassPath(System.getProperty("java.class.path"), directory));
+            Path directory = null;
+            try {
+                Path parent = Files.createDirectories(Path.of("target", "conformance-work").toAbsolutePath());
+                directory = Files.createTempDirectory(parent, "class-data-");
+                instance = new ClassDataSharing(directory, jarredClassPath(System.getProperty("java.class.path"), directory));
+            } catch (IOException | UncheckedIOException e) {
+                failed = true;
+                System.err.println("onceflow conformance: child JVMs start without a class data sharing archive: "
+                        + "could not copy the class path's directories into jars: " + e);
+                if (directory != null) {
+                    deleteQuietly(directory);
+                }
+                return null;
+            }
+            Path created = directory;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(created)));
         }
         return instance;
     }
@@ -91,7 +113,7 @@ final class ClassDataSharing {
         if (archive.ready) {
             return new Options(List.of("-XX:SharedArchiveFile=" + archive.file), false);
         }
-        if (archive.writing || !faultFree || archive.failedAttempts >= ATTEMPTS) {
+        if (archive.writing || !faultFree || archive.failedAttempts >= ATTEMPTS || !roomFor(directory)) {
             return new Options(List.of(), false);
         }
         archive.writing = true;
@@ -134,6 +156,14 @@ final class ClassDataSharing {
         return archive != null && archive.ready;
     }
 
+    private static boolean roomFor(Path directory) {
+        try {
+            return Files.getFileStore(directory).getUsableSpace() >= MIN_FREE_BYTES;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static String jarredClassPath(String classPath, Path directory) throws IOException {
         List<String> entries = new ArrayList<>();
         int jars = 0;
@@ -157,7 +187,7 @@ final class ClassDataSharing {
     private static void jar(Path directory, Path jar) throws IOException {
         try (OutputStream file = Files.newOutputStream(jar);
                 JarOutputStream out = new JarOutputStream(file);
-                Stream<Path> files = Files.walk(directory)) {
+                Stream<Path> files = Files.walk(directory, java.nio.file.FileVisitOption.FOLLOW_LINKS)) {
             for (Path path : (Iterable<Path>) files.sorted()::iterator) {
                 if (path.equals(directory)) {
                     continue;

@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * How hard the suite pushes, from system properties, so a CI run can be quick and a release run
  * thorough. {@code -Donceflow.conformance.profile=full} (the {@code conformance-full} Maven profile)
- * raises the random kills to 50.
+ * raises the random kills to 50. One more setting is read where it acts:
+ * {@code onceflow.conformance.class-data-sharing} ({@link ClassDataSharing}).
  *
  * @param randomKills SIGKILLs in the random-crash case ({@code onceflow.conformance.kills})
  * @param seed seed of the random crash schedule, printed with every failure ({@code onceflow.conformance.seed})
