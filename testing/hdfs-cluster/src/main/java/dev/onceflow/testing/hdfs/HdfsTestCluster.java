@@ -3,6 +3,7 @@ package dev.onceflow.testing.hdfs;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -40,6 +41,34 @@ public final class HdfsTestCluster implements AutoCloseable {
      * {@code baseDirectory}; takes about 5 seconds.
      */
     public static HdfsTestCluster start(Path baseDirectory, int dataNodes) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(baseDirectory, dataNodes);
+            } catch (IOException e) {
+                // A port found free can be taken before the node binds it, by any socket on the
+                // machine, the cluster's own client connections included. A failed start has
+                // shut down what it started, so trying again with new ports is safe.
+                if (attempt == START_ATTEMPTS || !causedByBind(e)) {
+                    throw e;
+                }
+                System.err.println("HDFS test cluster: a chosen port was taken before it was bound (" + e.getMessage()
+                        + "); starting again on new ports");
+            }
+        }
+    }
+
+    private static final int START_ATTEMPTS = 3;
+
+    private static boolean causedByBind(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static HdfsTestCluster startOnce(Path baseDirectory, int dataNodes) throws IOException {
         Configuration conf = new Configuration();
         // MiniDFSCluster reads this property, not only the builder's argument, for some of its files.
         conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDirectory.toAbsolutePath().toString());
