@@ -18,7 +18,7 @@ class DatagenSourceConformanceTest extends SourceConformanceSuite {
         return new GeneratedInput();
     }
 
-    static final class GeneratedInput implements SourceExternalSystem {
+    static class GeneratedInput implements SourceExternalSystem {
 
         private final Map<String, Long> rows = new java.util.HashMap<>();
 

@@ -2,27 +2,47 @@ package dev.onceflow.connector.datagen;
 
 import dev.onceflow.spi.source.SplitEnumerator;
 import dev.onceflow.spi.source.SplitEnumeratorContext;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 
 /**
- * Hands the datagen splits to readers. The split set is fixed, so there is no discovery: each
- * reader gets the splits whose {@code index % parallelism} equals its subtask index when it comes
- * up. A bounded source then tells the reader that nothing more will come, so it can end.
+ * Hands the datagen splits to readers. The split set is fixed, so there is no discovery.
+ *
+ * <p><b>{@link DatagenSource.SplitAssignment#ON_DEMAND}</b> (bounded only): the splits are chunks
+ * (see {@link DatagenSource#chunks}), handed out on demand: {@value #CHUNKS_PER_NEW_READER} to a reader when it comes up, one more each time it
+ * asks, and, once none is left, the signal that no more will come. A reader that runs faster
+ * than the others (it gets more CPU, or its sink is faster) takes more chunks, so all readers
+ * finish within about one chunk of each other rather than each after a fixed share.
+ *
+ * <p><b>{@link DatagenSource.SplitAssignment#STATIC}:</b> each reader gets the splits whose
+ * {@code index % parallelism} equals its subtask index when it comes up, and keeps them; a bounded
+ * source then tells it that nothing more will come, so it can end.
  *
  * <p>After a restore only the splits that were still unassigned at the checkpoint are in the
- * state; the others come back with their readers.
+ * state; the others come back with their readers. Either assignment restores the other's state
+ * correctly, since each hands out every unassigned split exactly once.
  */
 final class DatagenEnumerator implements SplitEnumerator<DatagenSplit, DatagenEnumeratorState> {
 
+    /**
+     * Chunks a bounded reader gets when it comes up. Two, so that it has one to read while the
+     * request for the next is on its way.
+     */
+    static final int CHUNKS_PER_NEW_READER = 2;
+
     private final SplitEnumeratorContext<DatagenSplit> context;
     private final boolean bounded;
-    private final List<DatagenSplit> unassigned;
+    private final boolean onDemand;
+    private final Deque<DatagenSplit> unassigned;
 
-    DatagenEnumerator(SplitEnumeratorContext<DatagenSplit> context, boolean bounded, List<DatagenSplit> unassigned) {
+    DatagenEnumerator(SplitEnumeratorContext<DatagenSplit> context, boolean bounded,
+            DatagenSource.SplitAssignment assignment, List<DatagenSplit> unassigned) {
         this.context = context;
         this.bounded = bounded;
-        this.unassigned = new ArrayList<>(unassigned);
+        this.onDemand = assignment == DatagenSource.SplitAssignment.ON_DEMAND;
+        this.unassigned = new ArrayDeque<>(unassigned);
     }
 
     @Override
@@ -31,6 +51,10 @@ final class DatagenEnumerator implements SplitEnumerator<DatagenSplit, DatagenEn
 
     @Override
     public void addReader(int subtaskIndex) {
+        if (onDemand) {
+            assignNext(subtaskIndex, CHUNKS_PER_NEW_READER);
+            return;
+        }
         int parallelism = context.parallelism();
         List<DatagenSplit> mine = new ArrayList<>();
         for (var splits = unassigned.iterator(); splits.hasNext(); ) {
@@ -52,12 +76,30 @@ final class DatagenEnumerator implements SplitEnumerator<DatagenSplit, DatagenEn
 
     @Override
     public void handleSplitRequest(int subtaskIndex) {
-        // Readers never ask: the assignment in addReader is complete.
+        if (onDemand) {
+            assignNext(subtaskIndex, 1);
+        }
+        // Otherwise the assignment in addReader was complete.
+    }
+
+    /** Assigns up to {@code count} splits in order; with none left, tells the reader it may end. */
+    private void assignNext(int subtaskIndex, int count) {
+        List<DatagenSplit> next = new ArrayList<>(count);
+        while (next.size() < count && !unassigned.isEmpty()) {
+            next.add(unassigned.poll());
+        }
+        if (!next.isEmpty()) {
+            context.assignSplits(subtaskIndex, next);
+        }
+        if (unassigned.isEmpty()) {
+            // Nothing is ever added back (restores start from the state instead), so this is final.
+            context.signalNoMoreSplits(subtaskIndex);
+        }
     }
 
     @Override
     public DatagenEnumeratorState snapshotState(long checkpointId) {
-        return new DatagenEnumeratorState(unassigned);
+        return new DatagenEnumeratorState(new ArrayList<>(unassigned));
     }
 
     @Override

@@ -4,12 +4,15 @@ import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
+import dev.onceflow.spi.source.SourceReaderContext;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Emits the events of the datagen splits assigned to one subtask, taking one record from each
- * split in turn so all splits advance together.
+ * split in turn so all splits advance together. Each time a split is exhausted the reader asks
+ * the enumerator for another (which hands out chunks that way when the assignment is
+ * {@link DatagenSource.SplitAssignment#ON_DEMAND}), until it is told that no more will come.
  *
  * <p>Rate limiting uses a budget computed from {@link System#nanoTime()}: after {@code t} seconds
  * a reader may have emitted {@code t * rate} records; when it is ahead it answers
@@ -22,6 +25,7 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     static final int MAX_RECORDS_PER_POLL = 100;
 
     private final EventGenerator generator;
+    private final SourceReaderContext context;
     /** Records per second for this reader; 0 means unlimited. */
     private final double ratePerSecond;
     /** The assigned splits not yet exhausted, with their positions advanced in place. */
@@ -31,8 +35,9 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     private long startNanos;
     private long emittedSinceStart;
 
-    DatagenReader(EventGenerator generator, double ratePerSecond) {
+    DatagenReader(EventGenerator generator, SourceReaderContext context, double ratePerSecond) {
         this.generator = generator;
+        this.context = context;
         this.ratePerSecond = ratePerSecond;
     }
 
@@ -55,6 +60,9 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
             if (split.advance()) {
                 // Exhausted splits leave the reader, so they are never snapshotted or replayed.
                 splits.remove(cursor);
+                if (!noMoreSplits) {
+                    context.sendSplitRequest();
+                }
             } else {
                 cursor++;
             }

@@ -19,6 +19,7 @@ import java.util.OptionalLong;
  * payload = payloadSize characters derived from s, count = 0)}. The sequence is cut into
  * {@code splits} strided splits whose only position is the next sequence number, so a restore
  * continues exactly where the checkpoint was taken and the union of all runs holds every id once.
+ * How splits reach readers is a {@link SplitAssignment}.
  *
  * <pre>{@code
  * ReplayableSource<Event, DatagenSplit, DatagenEnumeratorState> source =
@@ -29,14 +30,21 @@ import java.util.OptionalLong;
  */
 public final class DatagenSource implements ReplayableSource<Event, DatagenSplit, DatagenEnumeratorState> {
 
+    /** Most ranges a bounded sequence is cut into; see {@link #chunks}. */
+    static final long MAX_RANGES = 64;
+    /** Fewest rows in a range, so small sources are not cut into many tiny chunks. */
+    static final long MIN_RANGE_ROWS = 10_000;
+
     private final OptionalLong rows;
     private final int splits;
+    private final SplitAssignment splitAssignment;
     private final long rowsPerSecond;
     private final EventGenerator generator;
 
     private DatagenSource(Builder builder) {
         this.rows = builder.rows;
         this.splits = builder.splits;
+        this.splitAssignment = builder.splitAssignment;
         this.rowsPerSecond = builder.rowsPerSecond;
         this.generator = new EventGenerator(builder.keys, builder.payloadSize);
     }
@@ -54,25 +62,53 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
     @Override
     public SplitEnumerator<DatagenSplit, DatagenEnumeratorState> createEnumerator(
             SplitEnumeratorContext<DatagenSplit> context) {
+        if (splitAssignment == SplitAssignment.ON_DEMAND) {
+            return new DatagenEnumerator(context, true, splitAssignment, chunks(splits, rows.getAsLong()));
+        }
         long end = rows.orElse(Long.MAX_VALUE);
         List<DatagenSplit> initial = new ArrayList<>(splits);
         for (int index = 0; index < splits; index++) {
             initial.add(DatagenSplit.initial(index, splits, end));
         }
-        return new DatagenEnumerator(context, rows.isPresent(), initial);
+        return new DatagenEnumerator(context, rows.isPresent(), splitAssignment, initial);
+    }
+
+    /**
+     * The splits of a bounded source read {@link SplitAssignment#ON_DEMAND}: the sequence {@code 0..rows-1} is cut into up to
+     * {@value #MAX_RANGES} ranges of at least {@value #MIN_RANGE_ROWS} rows, and each range into
+     * {@code splitCount} strided chunks. Chunk {@code i} of a range {@code [from, to)} holds the
+     * sequence numbers {@code s} in it with {@code s % splitCount == i}, so the union of all chunks is
+     * every sequence number once. Ordered by range, so the output moves through the sequence roughly
+     * in order. Empty chunks (a range shorter than the stride) are left out.
+     */
+    static List<DatagenSplit> chunks(int splitCount, long rows) {
+        long ranges = Math.max(1, Math.min(MAX_RANGES, rows / MIN_RANGE_ROWS));
+        long rangeRows = (rows + ranges - 1) / ranges;
+        List<DatagenSplit> chunks = new ArrayList<>();
+        for (long from = 0; from < rows; from += rangeRows) {
+            long to = Math.min(rows, from + rangeRows);
+            for (int index = 0; index < splitCount; index++) {
+                // The first sequence number at or after from that belongs to stride index.
+                long first = from + Math.floorMod(index - from, (long) splitCount);
+                if (first < to) {
+                    chunks.add(new DatagenSplit(index, splitCount, first, to));
+                }
+            }
+        }
+        return chunks;
     }
 
     @Override
     public SplitEnumerator<DatagenSplit, DatagenEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<DatagenSplit> context, DatagenEnumeratorState state) {
-        return new DatagenEnumerator(context, rows.isPresent(), state.unassigned());
+        return new DatagenEnumerator(context, rows.isPresent(), splitAssignment, state.unassigned());
     }
 
     @Override
     public SourceReader<Event, DatagenSplit> createReader(SourceReaderContext context) {
         // The configured rate is for the whole source; each reader takes an equal share.
         double ratePerReader = rowsPerSecond == 0 ? 0 : (double) rowsPerSecond / context.parallelism();
-        return new DatagenReader(generator, ratePerReader);
+        return new DatagenReader(generator, context, ratePerReader);
     }
 
     @Override
@@ -85,6 +121,25 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
         return DatagenEnumeratorStateSerializer.INSTANCE;
     }
 
+    /** How the enumerator hands splits to readers. */
+    public enum SplitAssignment {
+        /**
+         * Each reader gets the splits with {@code index % parallelism == subtask} when it comes up
+         * and keeps them. Every reader's records come in the order of its splits' sequence
+         * numbers, and which reader emits which ids is fixed, which event-time tests rely on.
+         * Each reader does an equal share, so the slowest one decides when a bounded job ends.
+         */
+        STATIC,
+        /**
+         * Bounded only. The sequence is cut into chunks (see {@link #chunks}) handed out as readers
+         * ask: two to each reader when it comes up, one more each time it has used one up. A
+         * reader that gets more of the machine takes more chunks, so the readers finish within
+         * about one chunk of each other. Which reader emits which ids depends on timing, and a
+         * reader's records are in sequence order only within each chunk.
+         */
+        ON_DEMAND
+    }
+
     /** Builds a {@link DatagenSource}; each setter validates its argument at once. */
     public static final class Builder {
 
@@ -93,6 +148,7 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
         private long rowsPerSecond;
         private int splits = 4;
         private int payloadSize = 16;
+        private SplitAssignment splitAssignment = SplitAssignment.STATIC;
 
         private Builder() {
         }
@@ -121,7 +177,11 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
             return this;
         }
 
-        /** Number of splits ({@code >= 1}): the most readers that can share the work. */
+        /**
+         * Number of strided splits ({@code >= 1}). With {@link SplitAssignment#STATIC}, the most
+         * readers that can share the work; with {@link SplitAssignment#ON_DEMAND}, the stride of
+         * each chunk, and any number of readers share the chunks.
+         */
         public Builder splits(int splits) {
             this.splits = (int) requireAtLeast("splits", splits, 1);
             return this;
@@ -133,7 +193,21 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
             return this;
         }
 
+        /** How splits reach readers; {@link SplitAssignment#STATIC} by default. */
+        public Builder splitAssignment(SplitAssignment splitAssignment) {
+            this.splitAssignment = java.util.Objects.requireNonNull(splitAssignment, "splitAssignment");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if {@link SplitAssignment#ON_DEMAND} is asked of an
+         *     unbounded source
+         */
         public DatagenSource build() {
+            if (splitAssignment == SplitAssignment.ON_DEMAND && rows.isEmpty()) {
+                throw new IllegalArgumentException("split-assignment on-demand needs rows: an unbounded source's "
+                        + "splits never end, so there is nothing to hand out as readers finish; set rows or use static");
+            }
             return new DatagenSource(this);
         }
 

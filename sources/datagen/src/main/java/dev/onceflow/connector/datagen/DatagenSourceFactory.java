@@ -20,7 +20,14 @@ public final class DatagenSourceFactory implements SourceFactory {
             .atLeast(0L).description("Records per second across all readers; 0 means as fast as possible.");
 
     public static final Option<Integer> SPLITS = Option.intOption("splits").defaultValue(4).atLeast(1)
-            .description("Number of splits, the most readers that can share the work.");
+            .description("Number of strided splits: with static assignment, the most readers that can share the "
+                    + "work; on demand, the stride of each chunk.");
+
+    public static final Option<DatagenSource.SplitAssignment> SPLIT_ASSIGNMENT = Option
+            .enumOption("split-assignment", DatagenSource.SplitAssignment.class)
+            .defaultValue(DatagenSource.SplitAssignment.STATIC)
+            .description("static: each reader keeps a fixed share of the splits; on-demand (needs rows): chunks "
+                    + "handed out as readers ask, so readers that run at different speeds finish together.");
 
     public static final Option<Integer> PAYLOAD_SIZE = Option.intOption("payload-size").defaultValue(16).atLeast(0)
             .description("Length in characters of each record's deterministic payload.");
@@ -37,7 +44,7 @@ public final class DatagenSourceFactory implements SourceFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, PAYLOAD_SIZE);
+        return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, PAYLOAD_SIZE);
     }
 
     @Override
@@ -46,6 +53,7 @@ public final class DatagenSourceFactory implements SourceFactory {
                 .keys(options.get(KEYS))
                 .rowsPerSecond(options.get(ROWS_PER_SECOND))
                 .splits(options.get(SPLITS))
+                .splitAssignment(options.get(SPLIT_ASSIGNMENT))
                 .payloadSize(options.get(PAYLOAD_SIZE));
         options.getOptional(ROWS).ifPresent(builder::rows);
         return builder.build();

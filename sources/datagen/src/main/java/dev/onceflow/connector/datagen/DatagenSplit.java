@@ -4,9 +4,11 @@ import dev.onceflow.spi.source.SourceSplit;
 
 /**
  * One strided slice of the generated sequence: split {@code index} of {@code splitCount} owns the
- * sequence numbers {@code index, index + splitCount, index + 2 * splitCount, ...} below
- * {@code end}. Its position is {@code next}, the first sequence number not yet emitted, which is
- * all a restore needs to continue exactly after the last emitted record.
+ * sequence numbers {@code index, index + splitCount, index + 2 * splitCount, ...} from
+ * {@code next} on and below {@code end}. A bounded source's splits are chunks: each covers one
+ * range of the sequence, so {@code next} starts at that range and {@code end} is where it ends.
+ * Its position is {@code next}, the first sequence number not yet emitted, which is all a restore
+ * needs to continue exactly after the last emitted record.
  *
  * <p>Striding (rather than contiguous ranges) keeps the output of an unbounded source spread over
  * every split without knowing the total in advance.
@@ -25,6 +27,10 @@ public record DatagenSplit(int index, int splitCount, long next, long end) imple
         if (next < 0 || end < 0) {
             throw new IllegalArgumentException("negative position: next " + next + ", end " + end);
         }
+        if (next < end && next % splitCount != index) {
+            // Read back from a checkpoint, such a split would emit another split's records.
+            throw new IllegalArgumentException("position " + next + " is not in split " + index + " of " + splitCount);
+        }
     }
 
     /** The first split {@code index} of {@code splitCount}, not yet read. */
@@ -34,7 +40,8 @@ public record DatagenSplit(int index, int splitCount, long next, long end) imple
 
     @Override
     public String splitId() {
-        return "datagen-" + index;
+        // The chunks of a bounded source share their index; their ends tell them apart.
+        return end == Long.MAX_VALUE ? "datagen-" + index : "datagen-" + index + "-until-" + end;
     }
 
     /** Whether every sequence number of this split was emitted. */

@@ -29,7 +29,7 @@ class DatagenSourceFactoryTest {
     @Test
     void declaresEveryOptionWithADescription() {
         assertThat(factory.options()).extracting(o -> o.key())
-                .containsExactly("rows", "keys", "rows-per-second", "splits", "payload-size");
+                .containsExactly("rows", "keys", "rows-per-second", "splits", "split-assignment", "payload-size");
         assertThat(factory.options()).allSatisfy(o -> assertThat(o.description()).isNotBlank());
     }
 
@@ -43,11 +43,30 @@ class DatagenSourceFactoryTest {
     }
 
     @Test
+    void splitAssignmentOnDemandIsAcceptedForABoundedSourceOnly() throws Exception {
+        ReplayableSource<?, ?, ?> onDemand = factory.createSource(
+                validate(Map.of("rows", "5", "split-assignment", "on-demand")));
+        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(2);
+        @SuppressWarnings("unchecked")
+        var enumerator = ((ReplayableSource<?, DatagenSplit, DatagenEnumeratorState>) onDemand).createEnumerator(context);
+        enumerator.addReader(0);
+
+        // On demand, the first reader gets 2 of the 4 splits and the rest wait for requests.
+        assertThat(enumerator.snapshotState(1).unassigned()).hasSize(2);
+        assertThatThrownBy(() -> factory.createSource(validate(Map.of("split-assignment", "on-demand"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("split-assignment on-demand needs rows");
+        assertThatThrownBy(() -> validate(Map.of("split-assignment", "whenever")))
+                .isInstanceOf(OptionException.class)
+                .hasMessageContaining("one of static, on-demand");
+    }
+
+    @Test
     void unknownOptionIsNamedWithTheAcceptedOnes() {
         assertThatThrownBy(() -> validate(Map.of("row", "5")))
                 .isInstanceOf(OptionException.class)
                 .hasMessage("source 'datagen': unknown option 'row'; accepted options: "
-                        + "rows, keys, rows-per-second, splits, payload-size");
+                        + "rows, keys, rows-per-second, splits, split-assignment, payload-size");
     }
 
     @Test

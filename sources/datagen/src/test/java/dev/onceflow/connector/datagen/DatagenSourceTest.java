@@ -1,8 +1,10 @@
 package dev.onceflow.connector.datagen;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceflow.connector.datagen.DatagenSource.SplitAssignment;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.source.Boundedness;
@@ -20,16 +22,103 @@ class DatagenSourceTest {
 
     @Test
     void boundedRunEmitsEveryIdExactlyOnceAcrossTwoReaders() throws Exception {
-        DatagenSource source = DatagenSource.builder().rows(1000).keys(10).splits(4).build();
-        TestEnumeratorContext<DatagenSplit> enumeratorContext = new TestEnumeratorContext<>(2);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(enumeratorContext);
-        List<SourceReader<Event, DatagenSplit>> readers = startReaders(source, enumerator, enumeratorContext, 2);
+        for (SplitAssignment assignment : SplitAssignment.values()) {
+            // 25,000 rows: on demand, 2 ranges of 4 chunks each.
+            DatagenSource source = DatagenSource.builder().rows(25_000).keys(10).splits(4)
+                    .splitAssignment(assignment).build();
+            Readers readers = Readers.start(source, 2);
 
-        List<Event> output = new ArrayList<>();
-        drainToEnd(readers, output);
+            List<Event> output = new ArrayList<>();
+            readers.drainToEnd(output);
 
-        assertThat(ids(output)).containsExactlyInAnyOrderElementsOf(range(0, 1000));
-        assertThat(enumerator.snapshotState(1).unassigned()).isEmpty();
+            assertThat(sortedIds(output)).as(assignment.name()).isEqualTo(LongStream.range(0, 25_000).boxed().toList());
+            assertThat(readers.enumerator.snapshotState(1).unassigned()).isEmpty();
+        }
+    }
+
+    @Test
+    void boundedSourceIsCutIntoChunksThatHoldEverySequenceNumberOnce() {
+        // 25,000 rows: two ranges of 12,500; a stride of 3 does not divide them.
+        List<DatagenSplit> chunks = DatagenSource.chunks(3, 25_000);
+
+        assertThat(chunks).containsExactly(
+                new DatagenSplit(0, 3, 0, 12_500), new DatagenSplit(1, 3, 1, 12_500), new DatagenSplit(2, 3, 2, 12_500),
+                new DatagenSplit(0, 3, 12_501, 25_000), new DatagenSplit(1, 3, 12_502, 25_000),
+                new DatagenSplit(2, 3, 12_500, 25_000));
+        assertThat(chunks).extracting(DatagenSplit::splitId).doesNotHaveDuplicates();
+        assertThat(DatagenSource.chunks(4, 20_000_000)).hasSize(4 * (int) DatagenSource.MAX_RANGES);
+        // A range shorter than the stride leaves the chunks past its end out.
+        assertThat(DatagenSource.chunks(4, 3)).containsExactly(
+                new DatagenSplit(0, 4, 0, 3), new DatagenSplit(1, 4, 1, 3), new DatagenSplit(2, 4, 2, 3));
+    }
+
+    @Test
+    void onDemandAReaderThatRunsFasterTakesMoreChunksAndBothEndTogether() throws Exception {
+        // 200,000 rows in 20 ranges of 10,000, 2 chunks each: 40 chunks of 5,000 rows.
+        UnevenRun run = UnevenRun.of(SplitAssignment.ON_DEMAND);
+
+        // 3/4 of the rows go to the reader polled 3 times as often, and the finish is a chunk
+        // apart: at most 2 chunks' worth of polls of the slow reader after the fast one ended.
+        assertThat(run.fast.size()).isBetween(145_000, 155_000);
+        assertThat(run.slowPollsAfterFastEnded).isLessThanOrEqualTo(2 * 5_000 / DatagenReader.MAX_RECORDS_PER_POLL);
+    }
+
+    @Test
+    void staticGivesEachReaderAFixedShareHoweverFastItRuns() throws Exception {
+        UnevenRun run = UnevenRun.of(SplitAssignment.STATIC);
+
+        assertThat(run.fast).hasSize(100_000);
+        // The slow reader still has a third of its half to read when the fast one ends.
+        assertThat(run.slowPollsAfterFastEnded).isGreaterThan(600);
+    }
+
+    /**
+     * One reader that came up before its enumerator and found nothing to read, then the
+     * enumerator, which announces it and delivers what it assigned.
+     */
+    private record LateEnumerator(SourceReader<Event, DatagenSplit> reader, TestReaderContext readerContext,
+            SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator, TestEnumeratorContext<DatagenSplit> context) {
+
+        static LateEnumerator start(DatagenSource source) throws Exception {
+            TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(1);
+            TestReaderContext readerContext = new TestReaderContext(0, 1);
+            SourceReader<Event, DatagenSplit> reader = source.createReader(readerContext);
+            reader.start();
+            assertThat(reader.pollNext(e -> { })).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+            SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
+            enumerator.start();
+            enumerator.addReader(0);
+            context.deliverTo(0, reader);
+            return new LateEnumerator(reader, readerContext, enumerator, context);
+        }
+    }
+
+    /** Two readers of 200,000 rows, reader 0 polled three times for each poll of reader 1. */
+    private record UnevenRun(List<Event> fast, int slowPollsAfterFastEnded) {
+
+        static UnevenRun of(SplitAssignment assignment) throws Exception {
+            Readers readers = Readers.start(DatagenSource.builder().rows(200_000).splits(2)
+                    .splitAssignment(assignment).build(), 2);
+            List<Event> fast = new ArrayList<>();
+            List<Event> slow = new ArrayList<>();
+            boolean fastEnded = false;
+            boolean slowEnded = false;
+            int slowPollsAfterFastEnded = 0;
+            for (int round = 0; !(fastEnded && slowEnded); round++) {
+                assertThat(round).as("rounds before end of input").isLessThan(10_000);
+                for (int i = 0; i < 3 && !fastEnded; i++) {
+                    fastEnded = readers.poll(0, fast) == InputStatus.END_OF_INPUT;
+                }
+                if (!slowEnded) {
+                    slowEnded = readers.poll(1, slow) == InputStatus.END_OF_INPUT;
+                    slowPollsAfterFastEnded += fastEnded ? 1 : 0;
+                }
+            }
+            List<Event> both = new ArrayList<>(fast);
+            both.addAll(slow);
+            assertThat(sortedIds(both)).as(assignment.name()).isEqualTo(LongStream.range(0, 200_000).boxed().toList());
+            return new UnevenRun(fast, slowPollsAfterFastEnded);
+        }
     }
 
     @Test
@@ -49,44 +138,43 @@ class DatagenSourceTest {
 
     @Test
     void restoreFromReaderSnapshotContinuesExactlyAfterIt() throws Exception {
-        DatagenSource source = DatagenSource.builder().rows(1000).splits(4).build();
-        TestEnumeratorContext<DatagenSplit> enumeratorContext = new TestEnumeratorContext<>(2);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(enumeratorContext);
-        List<SourceReader<Event, DatagenSplit>> readers = startReaders(source, enumerator, enumeratorContext, 2);
+        for (SplitAssignment assignment : SplitAssignment.values()) {
+            restoreContinuesExactlyAfterTheSnapshot(DatagenSource.builder().rows(1000).splits(4)
+                    .splitAssignment(assignment).build());
+        }
+    }
+
+    private static void restoreContinuesExactlyAfterTheSnapshot(DatagenSource source) throws Exception {
+        Readers readers = Readers.start(source, 2);
 
         List<Event> beforeCheckpoint = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
-            readers.get(0).pollNext(beforeCheckpoint::add);
+            readers.poll(0, beforeCheckpoint);
         }
-        readers.get(1).pollNext(beforeCheckpoint::add);
+        readers.poll(1, beforeCheckpoint);
         // The checkpoint goes through bytes, as it would through a checkpoint file.
-        byte[] enumeratorState = serialize(source.enumeratorStateSerializer(), enumerator.snapshotState(7));
+        byte[] enumeratorState = serialize(source.enumeratorStateSerializer(), readers.enumerator.snapshotState(7));
         List<byte[]> readerState = new ArrayList<>();
-        for (SourceReader<Event, DatagenSplit> reader : readers) {
+        for (SourceReader<Event, DatagenSplit> reader : readers.readers) {
             for (DatagenSplit split : reader.snapshotState(7)) {
                 readerState.add(serialize(source.splitSerializer(), split));
             }
         }
         // Records emitted after the barrier are lost with the crash and must be replayed.
-        readers.get(0).pollNext(e -> { });
-        readers.get(1).pollNext(e -> { });
+        readers.poll(0, new ArrayList<>());
+        readers.poll(1, new ArrayList<>());
 
         // Restore at a different parallelism: all restored splits go to one reader.
         TestEnumeratorContext<DatagenSplit> restoredContext = new TestEnumeratorContext<>(1);
         SplitEnumerator<DatagenSplit, DatagenEnumeratorState> restored = source.restoreEnumerator(restoredContext,
                 source.enumeratorStateSerializer().deserialize(1, enumeratorState));
-        SourceReader<Event, DatagenSplit> reader = source.createReader(new TestReaderContext(0, 1));
         List<DatagenSplit> splits = new ArrayList<>();
         for (byte[] bytes : readerState) {
             splits.add(source.splitSerializer().deserialize(1, bytes));
         }
-        reader.addSplits(splits);
-        reader.start();
-        restored.start();
-        restored.addReader(0);
-        restoredContext.deliverTo(0, reader);
+        Readers restoredReaders = Readers.restore(source, restored, restoredContext, List.of(splits));
         List<Event> afterRestore = new ArrayList<>();
-        drainToEnd(List.of(reader), afterRestore);
+        restoredReaders.drainToEnd(afterRestore);
 
         assertThat(beforeCheckpoint).hasSize(400);
         List<String> union = new ArrayList<>(ids(beforeCheckpoint));
@@ -107,20 +195,55 @@ class DatagenSourceTest {
     }
 
     @Test
+    void enumeratorStateKeepsTheChunksNotHandedOutYet() throws Exception {
+        DatagenSource source = DatagenSource.builder().rows(100).splits(4).splitAssignment(SplitAssignment.ON_DEMAND)
+                .build();
+        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(2);
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
+        enumerator.start();
+        enumerator.addReader(0);
+
+        assertThat(enumerator.snapshotState(1).unassigned()).containsExactly(
+                new DatagenSplit(2, 4, 2, 100), new DatagenSplit(3, 4, 3, 100));
+        enumerator.handleSplitRequest(0);
+        assertThat(enumerator.snapshotState(2).unassigned()).containsExactly(new DatagenSplit(3, 4, 3, 100));
+    }
+
+    @Test
+    void onDemandRestoresAStaticCheckpoint() throws Exception {
+        // With static assignment each reader took its full-length strided splits when it came up,
+        // so a checkpoint held them in the readers' state and nothing in the enumerator's.
+        DatagenSource source = DatagenSource.builder().rows(1000).splits(4).splitAssignment(SplitAssignment.ON_DEMAND)
+                .build();
+        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(2);
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator =
+                source.restoreEnumerator(context, new DatagenEnumeratorState(List.of()));
+        Readers readers = Readers.restore(source, enumerator, context, List.of(
+                List.of(new DatagenSplit(0, 4, 400, 1000), new DatagenSplit(2, 4, 402, 1000)),
+                List.of(new DatagenSplit(1, 4, 1, 1000), new DatagenSplit(3, 4, 3, 1000))));
+
+        List<Event> output = new ArrayList<>();
+        readers.drainToEnd(output);
+
+        List<String> expected = new ArrayList<>(range(1, 1000).stream()
+                .filter(id -> Long.parseLong(id) % 2 == 1 || Long.parseLong(id) >= 400).toList());
+        assertThat(ids(output)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
     void unboundedSourceNeverEndsAndSnapshotsItsPositions() throws Exception {
         DatagenSource source = DatagenSource.builder().splits(2).build();
         assertThat(source.boundedness()).isEqualTo(Boundedness.CONTINUOUS_UNBOUNDED);
-        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(1);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
-        List<SourceReader<Event, DatagenSplit>> readers = startReaders(source, enumerator, context, 1);
+        Readers readers = Readers.start(source, 1);
 
         List<Event> output = new ArrayList<>();
         for (int poll = 0; poll < 5; poll++) {
-            assertThat(readers.get(0).pollNext(output::add)).isEqualTo(InputStatus.MORE_AVAILABLE);
+            assertThat(readers.poll(0, output)).isEqualTo(InputStatus.MORE_AVAILABLE);
         }
 
         assertThat(ids(output)).containsExactlyInAnyOrderElementsOf(range(0, 500));
-        assertThat(readers.get(0).snapshotState(1)).containsExactlyInAnyOrder(
+        assertThat(readers.readerContexts.get(0).takeRequests()).isZero();
+        assertThat(readers.readers.get(0).snapshotState(1)).containsExactlyInAnyOrder(
                 new DatagenSplit(0, 2, 500, Long.MAX_VALUE), new DatagenSplit(1, 2, 501, Long.MAX_VALUE));
     }
 
@@ -139,20 +262,39 @@ class DatagenSourceTest {
 
     @Test
     void readerWithoutSplitsWaitsUntilToldNoMoreWillCome() throws Exception {
-        DatagenSource source = DatagenSource.builder().rows(3).splits(4).build();
-        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(1);
-        SourceReader<Event, DatagenSplit> reader = source.createReader(new TestReaderContext(0, 1));
-        reader.start();
-
-        assertThat(reader.pollNext(e -> { })).isEqualTo(InputStatus.NOTHING_AVAILABLE);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
-        enumerator.start();
-        enumerator.addReader(0);
-        context.deliverTo(0, reader);
+        LateEnumerator late = LateEnumerator.start(DatagenSource.builder().rows(3).splits(4).build());
         List<Event> output = new ArrayList<>();
         // Split 3 starts past the end (3 rows, 4 splits) and must simply be empty.
-        assertThat(reader.pollNext(output::add)).isEqualTo(InputStatus.END_OF_INPUT);
+        assertThat(late.reader.pollNext(output::add)).isEqualTo(InputStatus.END_OF_INPUT);
         assertThat(ids(output)).containsExactlyInAnyOrder("0", "1", "2");
+    }
+
+    @Test
+    void onDemandReaderAsksForAChunkEachTimeItUsedOneUp() throws Exception {
+        LateEnumerator late = LateEnumerator.start(DatagenSource.builder().rows(3).splits(4)
+                .splitAssignment(SplitAssignment.ON_DEMAND).build());
+        SourceReader<Event, DatagenSplit> reader = late.reader;
+        TestReaderContext readerContext = late.readerContext;
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = late.enumerator;
+        TestEnumeratorContext<DatagenSplit> context = late.context;
+        List<Event> output = new ArrayList<>();
+        // Three chunks (split 3 starts past the end of 3 rows); the reader got two and must wait.
+        assertThat(reader.pollNext(output::add)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+        assertThat(ids(output)).containsExactly("0", "1");
+        assertThat(readerContext.takeRequests()).isEqualTo(2);
+        enumerator.handleSplitRequest(0);
+        enumerator.handleSplitRequest(0);
+        context.deliverTo(0, reader);
+        assertThat(reader.pollNext(output::add)).isEqualTo(InputStatus.END_OF_INPUT);
+        assertThat(ids(output)).containsExactly("0", "1", "2");
+        assertThat(readerContext.takeRequests()).as("requests after the end was signalled").isZero();
+    }
+
+    @Test
+    void onDemandNeedsABoundedSource() {
+        assertThatThrownBy(() -> DatagenSource.builder().splitAssignment(SplitAssignment.ON_DEMAND).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("split-assignment on-demand needs rows");
     }
 
     @Test
@@ -177,49 +319,100 @@ class DatagenSourceTest {
         assertThat(ids(output.subList(0, 10))).containsExactly("0", "2", "4", "6", "8", "10", "12", "14", "16", "18");
     }
 
-    private static List<SourceReader<Event, DatagenSplit>> startReaders(DatagenSource source,
-            SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator,
-            TestEnumeratorContext<DatagenSplit> context, int parallelism) throws Exception {
-        enumerator.start();
-        List<SourceReader<Event, DatagenSplit>> readers = new ArrayList<>();
-        for (int i = 0; i < parallelism; i++) {
-            SourceReader<Event, DatagenSplit> reader = source.createReader(new TestReaderContext(i, parallelism));
-            reader.start();
-            enumerator.addReader(i);
-            context.deliverTo(i, reader);
-            readers.add(reader);
-        }
-        return readers;
-    }
-
     private static List<Event> runBounded(DatagenSource source, int parallelism) throws Exception {
-        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(parallelism);
         List<Event> output = new ArrayList<>();
-        drainToEnd(startReaders(source, source.createEnumerator(context), context, parallelism), output);
+        Readers.start(source, parallelism)
+                .drainToEnd(output);
         return output;
     }
 
-    /** Polls the readers in turn, as parallel tasks would, until all report end of input. */
-    private static void drainToEnd(List<SourceReader<Event, DatagenSplit>> readers, List<Event> output)
-            throws Exception {
-        List<SourceReader<Event, DatagenSplit>> running = new ArrayList<>(readers);
-        for (int polls = 0; !running.isEmpty(); polls++) {
-            assertThat(polls).as("polls before end of input").isLessThan(10_000);
-            running.removeIf(reader -> poll(reader, output) == InputStatus.END_OF_INPUT);
-        }
-    }
+    /**
+     * Readers with their enumerator, driven as parallel tasks would be: after each poll, the
+     * reader's split requests go to the enumerator and its answers to the reader, as the runtime
+     * delivers them through the task's mailbox between polls.
+     */
+    private static final class Readers {
 
-    private static InputStatus poll(SourceReader<Event, DatagenSplit> reader, List<Event> output) {
-        try {
-            return reader.pollNext(output::add);
-        } catch (Exception e) {
-            throw new AssertionError(e);
+        final SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator;
+        final TestEnumeratorContext<DatagenSplit> context;
+        final List<SourceReader<Event, DatagenSplit>> readers = new ArrayList<>();
+        final List<TestReaderContext> readerContexts = new ArrayList<>();
+
+        private Readers(SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator,
+                TestEnumeratorContext<DatagenSplit> context) {
+            this.enumerator = enumerator;
+            this.context = context;
+        }
+
+        /** A fresh start: every reader comes up empty and is announced to the enumerator. */
+        static Readers start(DatagenSource source, int parallelism) throws Exception {
+            TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(parallelism);
+            List<List<DatagenSplit>> none = new ArrayList<>();
+            for (int i = 0; i < parallelism; i++) {
+                none.add(List.of());
+            }
+            return restore(source, source.createEnumerator(context), context, none);
+        }
+
+        /** Readers restored with the given splits each, then announced, as after a restore. */
+        static Readers restore(DatagenSource source, SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator,
+                TestEnumeratorContext<DatagenSplit> context, List<List<DatagenSplit>> restoredSplits)
+                throws Exception {
+            int parallelism = restoredSplits.size();
+            Readers readers = new Readers(enumerator, context);
+            enumerator.start();
+            for (int i = 0; i < parallelism; i++) {
+                TestReaderContext readerContext = new TestReaderContext(i, parallelism);
+                SourceReader<Event, DatagenSplit> reader = source.createReader(readerContext);
+                reader.addSplits(restoredSplits.get(i));
+                reader.start();
+                readers.readers.add(reader);
+                readers.readerContexts.add(readerContext);
+            }
+            for (int i = 0; i < parallelism; i++) {
+                enumerator.addReader(i);
+                readers.context.deliverTo(i, readers.readers.get(i));
+            }
+            return readers;
+        }
+
+        /** Polls reader {@code i} once, then passes on its requests and the enumerator's answers. */
+        InputStatus poll(int i, List<Event> output) throws Exception {
+            InputStatus status = readers.get(i).pollNext(output::add);
+            for (int requests = readerContexts.get(i).takeRequests(); requests > 0; requests--) {
+                enumerator.handleSplitRequest(i);
+            }
+            context.deliverTo(i, readers.get(i));
+            return status;
+        }
+
+        /** Polls the readers in turn until all report end of input. */
+        void drainToEnd(List<Event> output) throws Exception {
+            List<Integer> running = new ArrayList<>();
+            for (int i = 0; i < readers.size(); i++) {
+                running.add(i);
+            }
+            for (int polls = 0; !running.isEmpty(); polls++) {
+                assertThat(polls).as("polls before end of input").isLessThan(10_000);
+                List<Integer> ended = new ArrayList<>();
+                for (int i : running) {
+                    if (poll(i, output) == InputStatus.END_OF_INPUT) {
+                        ended.add(i);
+                    }
+                }
+                running.removeAll(ended);
+            }
         }
     }
 
     private static <T> byte[] serialize(SimpleVersionedSerializer<T> serializer, T value) throws Exception {
         assertThat(serializer.version()).isEqualTo(1);
         return serializer.serialize(value);
+    }
+
+    /** Ids as numbers, sorted: compared whole, since AssertJ's any-order comparison is quadratic. */
+    private static List<Long> sortedIds(List<Event> events) {
+        return events.stream().map(event -> Long.parseLong(event.id())).sorted().toList();
     }
 
     private static List<String> ids(List<Event> events) {
