@@ -156,6 +156,15 @@ final class ClassDataSharing {
         return archive != null && archive.ready;
     }
 
+    /** Where the archives are written, and whether its disk has room for one ({@link #MIN_FREE_BYTES}). */
+    String room() {
+        return directory + (roomFor(directory) ? " has room" : " has under 1 GiB free, so no archive is written");
+    }
+
+    boolean hasRoom() {
+        return roomFor(directory);
+    }
+
     private static boolean roomFor(Path directory) {
         try {
             return Files.getFileStore(directory).getUsableSpace() >= MIN_FREE_BYTES;

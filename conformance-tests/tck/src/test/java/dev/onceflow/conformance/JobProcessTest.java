@@ -50,6 +50,8 @@ class JobProcessTest {
         String fromArchive = "dev.onceflow.runtime.cli.OnceflowCli source: shared objects file (top)";
 
         assertThat(sharing.options(target, false).jvmOptions()).as("a run with a fault armed writes no archive").isEmpty();
+        // Otherwise the wait below would time out without saying why.
+        assertThat(sharing.hasRoom()).as(sharing.room()).isTrue();
 
         Path firstLog = work.resolve("first.log");
         JobProcess first = JobProcess.start(target, job(work, "first"), "latest", JobProcess.Faults.NONE, firstLog);
