@@ -43,6 +43,9 @@ final class DatagenEnumerator implements SplitEnumerator<DatagenSplit, DatagenEn
         this.bounded = bounded;
         this.onDemand = assignment == DatagenSource.SplitAssignment.ON_DEMAND;
         this.unassigned = new ArrayDeque<>(unassigned);
+        // A static checkpoint taken before every reader came up can hold splits past the end
+        // (rows < splits). Handed out on demand, the reader would drop them and never ask again.
+        this.unassigned.removeIf(DatagenSplit::isExhausted);
     }
 
     @Override

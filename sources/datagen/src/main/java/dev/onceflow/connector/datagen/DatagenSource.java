@@ -32,8 +32,10 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
 
     /** Most ranges a bounded sequence is cut into; see {@link #chunks}. */
     static final long MAX_RANGES = 64;
-    /** Fewest rows in a range, so small sources are not cut into many tiny chunks. */
-    static final long MIN_RANGE_ROWS = 10_000;
+    /** Fewest rows in a range (but the last), so small sources are not cut into many tiny chunks. */
+    static final long MIN_RANGE_ROWS = 1_000;
+    /** Most chunks in all, so a large {@code splits} does not make a huge enumerator state. */
+    static final long MAX_CHUNKS = 4_096;
 
     private final OptionalLong rows;
     private final int splits;
@@ -75,22 +77,24 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
 
     /**
      * The splits of a bounded source read {@link SplitAssignment#ON_DEMAND}: the sequence {@code 0..rows-1} is cut into up to
-     * {@value #MAX_RANGES} ranges of at least {@value #MIN_RANGE_ROWS} rows, and each range into
+     * {@value #MAX_RANGES} ranges of at least {@value #MIN_RANGE_ROWS} rows (the last may be
+     * shorter) and at most {@value #MAX_CHUNKS} chunks in all, and each range into
      * {@code splitCount} strided chunks. Chunk {@code i} of a range {@code [from, to)} holds the
      * sequence numbers {@code s} in it with {@code s % splitCount == i}, so the union of all chunks is
      * every sequence number once. Ordered by range, so the output moves through the sequence roughly
      * in order. Empty chunks (a range shorter than the stride) are left out.
      */
     static List<DatagenSplit> chunks(int splitCount, long rows) {
-        long ranges = Math.max(1, Math.min(MAX_RANGES, rows / MIN_RANGE_ROWS));
-        long rangeRows = (rows + ranges - 1) / ranges;
+        long ranges = Math.max(1, Math.min(Math.min(MAX_RANGES, MAX_CHUNKS / splitCount), rows / MIN_RANGE_ROWS));
+        // Rounded up without rows + ranges - 1, which overflows near Long.MAX_VALUE.
+        long rangeRows = rows / ranges + (rows % ranges == 0 ? 0 : 1);
         List<DatagenSplit> chunks = new ArrayList<>();
-        for (long from = 0; from < rows; from += rangeRows) {
-            long to = Math.min(rows, from + rangeRows);
+        for (long from = 0, to; from < rows; from = to) {
+            to = rows - from <= rangeRows ? rows : from + rangeRows;
             for (int index = 0; index < splitCount; index++) {
                 // The first sequence number at or after from that belongs to stride index.
                 long first = from + Math.floorMod(index - from, (long) splitCount);
-                if (first < to) {
+                if (first >= from && first < to) { // first < from: overflowed past Long.MAX_VALUE
                     chunks.add(new DatagenSplit(index, splitCount, first, to));
                 }
             }

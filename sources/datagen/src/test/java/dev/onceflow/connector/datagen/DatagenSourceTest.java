@@ -23,7 +23,7 @@ class DatagenSourceTest {
     @Test
     void boundedRunEmitsEveryIdExactlyOnceAcrossTwoReaders() throws Exception {
         for (SplitAssignment assignment : SplitAssignment.values()) {
-            // 25,000 rows: on demand, 2 ranges of 4 chunks each.
+            // 25,000 rows: on demand, 25 ranges of 4 chunks each.
             DatagenSource source = DatagenSource.builder().rows(25_000).keys(10).splits(4)
                     .splitAssignment(assignment).build();
             Readers readers = Readers.start(source, 2);
@@ -38,15 +38,22 @@ class DatagenSourceTest {
 
     @Test
     void boundedSourceIsCutIntoChunksThatHoldEverySequenceNumberOnce() {
-        // 25,000 rows: two ranges of 12,500; a stride of 3 does not divide them.
-        List<DatagenSplit> chunks = DatagenSource.chunks(3, 25_000);
+        // 2,500 rows: two ranges of 1,250; a stride of 3 does not divide them.
+        List<DatagenSplit> chunks = DatagenSource.chunks(3, 2_500);
 
         assertThat(chunks).containsExactly(
-                new DatagenSplit(0, 3, 0, 12_500), new DatagenSplit(1, 3, 1, 12_500), new DatagenSplit(2, 3, 2, 12_500),
-                new DatagenSplit(0, 3, 12_501, 25_000), new DatagenSplit(1, 3, 12_502, 25_000),
-                new DatagenSplit(2, 3, 12_500, 25_000));
+                new DatagenSplit(0, 3, 0, 1_250), new DatagenSplit(1, 3, 1, 1_250), new DatagenSplit(2, 3, 2, 1_250),
+                new DatagenSplit(0, 3, 1_251, 2_500), new DatagenSplit(1, 3, 1_252, 2_500),
+                new DatagenSplit(2, 3, 1_250, 2_500));
         assertThat(chunks).extracting(DatagenSplit::splitId).doesNotHaveDuplicates();
         assertThat(DatagenSource.chunks(4, 20_000_000)).hasSize(4 * (int) DatagenSource.MAX_RANGES);
+        // The last range is shorter when the ranges do not divide the rows; near Long.MAX_VALUE
+        // the arithmetic must not overflow.
+        List<DatagenSplit> longest = DatagenSource.chunks(4, Long.MAX_VALUE);
+        assertThat(longest).hasSize(4 * (int) DatagenSource.MAX_RANGES);
+        assertThat(longest.get(longest.size() - 1).end()).isEqualTo(Long.MAX_VALUE);
+        // Many splits: fewer ranges, never fewer chunks than splits.
+        assertThat(DatagenSource.chunks(10_000, 1_000_000)).hasSize(10_000);
         // A range shorter than the stride leaves the chunks past its end out.
         assertThat(DatagenSource.chunks(4, 3)).containsExactly(
                 new DatagenSplit(0, 4, 0, 3), new DatagenSplit(1, 4, 1, 3), new DatagenSplit(2, 4, 2, 3));
@@ -54,13 +61,14 @@ class DatagenSourceTest {
 
     @Test
     void onDemandAReaderThatRunsFasterTakesMoreChunksAndBothEndTogether() throws Exception {
-        // 200,000 rows in 20 ranges of 10,000, 2 chunks each: 40 chunks of 5,000 rows.
+        // 200,000 rows in 64 ranges of 3,125, 2 chunks each: 128 chunks of 1,562 or 1,563 rows.
         UnevenRun run = UnevenRun.of(SplitAssignment.ON_DEMAND);
 
         // 3/4 of the rows go to the reader polled 3 times as often, and the finish is a chunk
         // apart: at most 2 chunks' worth of polls of the slow reader after the fast one ended.
         assertThat(run.fast.size()).isBetween(145_000, 155_000);
-        assertThat(run.slowPollsAfterFastEnded).isLessThanOrEqualTo(2 * 5_000 / DatagenReader.MAX_RECORDS_PER_POLL);
+        int pollsPerChunk = (1_563 + DatagenReader.MAX_RECORDS_PER_POLL - 1) / DatagenReader.MAX_RECORDS_PER_POLL;
+        assertThat(run.slowPollsAfterFastEnded).isLessThanOrEqualTo(2 * pollsPerChunk);
     }
 
     @Test
@@ -228,6 +236,62 @@ class DatagenSourceTest {
         List<String> expected = new ArrayList<>(range(1, 1000).stream()
                 .filter(id -> Long.parseLong(id) % 2 == 1 || Long.parseLong(id) >= 400).toList());
         assertThat(ids(output)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void aChunkAssignedBeforeTheEnumeratorSnapshotIsInTheReadersSnapshot() throws Exception {
+        // 4,000 rows, 2 splits: 4 ranges of 1,000, 8 chunks of 500; each reader starts with 2.
+        DatagenSource source = DatagenSource.builder().rows(4_000).splits(2).splitAssignment(SplitAssignment.ON_DEMAND)
+                .build();
+        Readers readers = Readers.start(source, 2);
+        List<Event> beforeCheckpoint = new ArrayList<>();
+        for (int poll = 0; poll < 10; poll++) {
+            readers.readers.get(0).pollNext(beforeCheckpoint::add);
+        }
+        assertThat(readers.readerContexts.get(0).takeRequests()).as("both first chunks used up").isEqualTo(2);
+
+        // The coordinator answers the requests, then takes the checkpoint: the answers are no
+        // longer in the enumerator's state. They reach the reader's mailbox before the
+        // checkpoint's trigger, so the reader's snapshot must hold them.
+        readers.enumerator.handleSplitRequest(0);
+        readers.enumerator.handleSplitRequest(0);
+        DatagenEnumeratorState enumeratorState = readers.enumerator.snapshotState(3);
+        readers.context.deliverTo(0, readers.readers.get(0));
+        List<List<DatagenSplit>> readerStates = List.of(
+                new ArrayList<>(readers.readers.get(0).snapshotState(3)), readers.readers.get(1).snapshotState(3));
+        assertThat(enumeratorState.unassigned()).hasSize(2);
+        assertThat(readerStates.get(0)).hasSize(2);
+
+        List<DatagenSplit> restoredSplits = new ArrayList<>(readerStates.get(0));
+        restoredSplits.addAll(readerStates.get(1));
+        TestEnumeratorContext<DatagenSplit> restoredContext = new TestEnumeratorContext<>(1);
+        Readers restored = Readers.restore(source, source.restoreEnumerator(restoredContext, enumeratorState),
+                restoredContext, List.of(restoredSplits));
+        List<Event> afterRestore = new ArrayList<>();
+        restored.drainToEnd(afterRestore);
+
+        assertThat(beforeCheckpoint).hasSize(1_000);
+        List<Event> both = new ArrayList<>(beforeCheckpoint);
+        both.addAll(afterRestore);
+        assertThat(sortedIds(both)).isEqualTo(LongStream.range(0, 4_000).boxed().toList());
+    }
+
+    @Test
+    void onDemandSkipsExhaustedSplitsOfAStaticCheckpoint() throws Exception {
+        // 3 rows in 8 static splits: a checkpoint taken before every reader came up holds splits
+        // that start past the end. Handed out, a reader would drop them and never ask again.
+        DatagenSource source = DatagenSource.builder().rows(3).splits(8).splitAssignment(SplitAssignment.ON_DEMAND)
+                .build();
+        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(1);
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.restoreEnumerator(context,
+                new DatagenEnumeratorState(List.of(DatagenSplit.initial(4, 8, 3), DatagenSplit.initial(5, 8, 3),
+                        DatagenSplit.initial(2, 8, 3))));
+        Readers readers = Readers.restore(source, enumerator, context, List.of(List.of()));
+
+        List<Event> output = new ArrayList<>();
+        readers.drainToEnd(output);
+
+        assertThat(ids(output)).containsExactly("2");
     }
 
     @Test
