@@ -90,7 +90,12 @@ public final class HdfsTestCluster implements AutoCloseable {
                 .checkDataNodeAddrConfig(true)
                 .format(true)
                 .build();
-        cluster.waitActive();
+        try {
+            cluster.waitActive();
+        } catch (IOException | RuntimeException e) {
+            cluster.shutdown(true);
+            throw e;
+        }
         return new HdfsTestCluster(cluster);
     }
 
