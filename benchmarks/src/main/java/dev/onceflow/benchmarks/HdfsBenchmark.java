@@ -175,8 +175,9 @@ public final class HdfsBenchmark {
 
     /**
      * The baseline: one thread and one file per subtask's share, synced once at the end; with
-     * {@code syncBlocks}, each block is also forced to disk when it is complete; with
-     * {@code batches}, 100 events are generated into an array before they are formatted.
+     * {@code raw-sync-block}, each block is also forced to disk when it is complete; with
+     * {@code raw-batch}, 100 events are generated into an array before they are formatted; with
+     * {@code raw-shared}, the threads take ranges of rows from a shared counter.
      */
     private void rawWrite(String directory, Config config) throws Exception {
         boolean syncBlocks = config == Config.RAW_SYNC_BLOCK;

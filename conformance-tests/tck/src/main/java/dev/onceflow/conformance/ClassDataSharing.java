@@ -161,6 +161,7 @@ final class ClassDataSharing {
         return directory + (roomFor(directory) ? " has room" : " has under 1 GiB free, so no archive is written");
     }
 
+    /** Whether a fault-free run may write an archive now, as far as disk space goes. */
     boolean hasRoom() {
         return roomFor(directory);
     }

@@ -10,11 +10,12 @@ import java.util.List;
 /**
  * Hands the datagen splits to readers. The split set is fixed, so there is no discovery.
  *
- * <p><b>{@link DatagenSource.SplitAssignment#ON_DEMAND}</b> (bounded only): the splits are chunks
- * (see {@link DatagenSource#chunks}), handed out on demand: {@value #CHUNKS_PER_NEW_READER} to a reader when it comes up, one more each time it
- * asks, and, once none is left, the signal that no more will come. A reader that runs faster
- * than the others (it gets more CPU, or its sink is faster) takes more chunks, so all readers
- * finish within about one chunk of each other rather than each after a fixed share.
+ * <p><b>{@link DatagenSource.SplitAssignment#ON_DEMAND}</b> (bounded only): the splits are
+ * chunks (see {@link DatagenSource#chunks}), handed out on demand: {@value #CHUNKS_PER_NEW_READER}
+ * to a reader when it comes up, one more each time it asks, and, once none is left, the signal
+ * that no more will come. A reader that runs faster than the others (it gets more CPU, or its
+ * sink is faster) takes more chunks, so all readers finish within about one chunk of each other
+ * rather than each after a fixed share.
  *
  * <p><b>{@link DatagenSource.SplitAssignment#STATIC}:</b> each reader gets the splits whose
  * {@code index % parallelism} equals its subtask index when it comes up, and keeps them; a bounded
@@ -27,7 +28,7 @@ import java.util.List;
 final class DatagenEnumerator implements SplitEnumerator<DatagenSplit, DatagenEnumeratorState> {
 
     /**
-     * Chunks a bounded reader gets when it comes up. Two, so that it has one to read while the
+     * Chunks a reader gets on demand when it comes up. Two, so that it has one to read while the
      * request for the next is on its way.
      */
     static final int CHUNKS_PER_NEW_READER = 2;

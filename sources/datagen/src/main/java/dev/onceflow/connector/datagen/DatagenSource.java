@@ -76,8 +76,8 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
     }
 
     /**
-     * The splits of a bounded source read {@link SplitAssignment#ON_DEMAND}: the sequence {@code 0..rows-1} is cut into up to
-     * {@value #MAX_RANGES} ranges of at least {@value #MIN_RANGE_ROWS} rows (the last may be
+     * The splits of a bounded source read {@link SplitAssignment#ON_DEMAND}: the sequence
+     * {@code 0..rows-1} is cut into up to {@value #MAX_RANGES} ranges of at least {@value #MIN_RANGE_ROWS} rows (the last may be
      * shorter) and at most {@value #MAX_CHUNKS} chunks in all, and each range into
      * {@code splitCount} strided chunks. Chunk {@code i} of a range {@code [from, to)} holds the
      * sequence numbers {@code s} in it with {@code s % splitCount == i}, so the union of all chunks is
@@ -184,7 +184,7 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
         /**
          * Number of strided splits ({@code >= 1}). With {@link SplitAssignment#STATIC}, the most
          * readers that can share the work; with {@link SplitAssignment#ON_DEMAND}, the stride of
-         * each chunk, and any number of readers share the chunks.
+         * each chunk, and the readers share the chunks.
          */
         public Builder splits(int splits) {
             this.splits = (int) requireAtLeast("splits", splits, 1);

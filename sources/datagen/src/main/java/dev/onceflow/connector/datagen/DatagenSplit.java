@@ -5,8 +5,9 @@ import dev.onceflow.spi.source.SourceSplit;
 /**
  * One strided slice of the generated sequence: split {@code index} of {@code splitCount} owns the
  * sequence numbers {@code index, index + splitCount, index + 2 * splitCount, ...} from
- * {@code next} on and below {@code end}. A bounded source's splits are chunks: each covers one
- * range of the sequence, so {@code next} starts at that range and {@code end} is where it ends.
+ * {@code next} on and below {@code end}. Assigned on demand, a bounded source's splits are chunks:
+ * each covers one range of the sequence, so {@code next} starts at that range and {@code end} is
+ * where it ends.
  * Its position is {@code next}, the first sequence number not yet emitted, which is all a restore
  * needs to continue exactly after the last emitted record.
  *

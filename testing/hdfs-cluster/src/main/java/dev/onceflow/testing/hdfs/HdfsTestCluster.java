@@ -30,6 +30,9 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  */
 public final class HdfsTestCluster implements AutoCloseable {
 
+    /** Starts tried when a chosen port is taken before it is bound. */
+    private static final int START_ATTEMPTS = 3;
+
     private final MiniDFSCluster cluster;
 
     private HdfsTestCluster(MiniDFSCluster cluster) {
@@ -56,8 +59,6 @@ public final class HdfsTestCluster implements AutoCloseable {
             }
         }
     }
-
-    private static final int START_ATTEMPTS = 3;
 
     private static boolean causedByBind(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
