@@ -192,11 +192,8 @@ class DatagenSourceTest {
 
     @Test
     void enumeratorStateKeepsSplitsOfReadersThatHaveNotComeUp() throws Exception {
-        DatagenSource source = DatagenSource.builder().rows(100).splits(4).build();
-        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(2);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
-        enumerator.start();
-        enumerator.addReader(0);
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator =
+                firstOfTwoReadersCameUp(DatagenSource.builder().rows(100).splits(4).build());
 
         assertThat(enumerator.snapshotState(1).unassigned()).containsExactly(
                 new DatagenSplit(1, 4, 1, 100), new DatagenSplit(3, 4, 3, 100));
@@ -204,12 +201,8 @@ class DatagenSourceTest {
 
     @Test
     void enumeratorStateKeepsTheChunksNotHandedOutYet() throws Exception {
-        DatagenSource source = DatagenSource.builder().rows(100).splits(4).splitAssignment(SplitAssignment.ON_DEMAND)
-                .build();
-        TestEnumeratorContext<DatagenSplit> context = new TestEnumeratorContext<>(2);
-        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = source.createEnumerator(context);
-        enumerator.start();
-        enumerator.addReader(0);
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator = firstOfTwoReadersCameUp(
+                DatagenSource.builder().rows(100).splits(4).splitAssignment(SplitAssignment.ON_DEMAND).build());
 
         assertThat(enumerator.snapshotState(1).unassigned()).containsExactly(
                 new DatagenSplit(2, 4, 2, 100), new DatagenSplit(3, 4, 3, 100));
@@ -381,6 +374,16 @@ class DatagenSourceTest {
         // 10 records at 20 per second (the first is free) cannot be done in under 450 ms.
         assertThat(Duration.ofNanos(System.nanoTime() - startNanos)).isGreaterThanOrEqualTo(Duration.ofMillis(450));
         assertThat(ids(output.subList(0, 10))).containsExactly("0", "2", "4", "6", "8", "10", "12", "14", "16", "18");
+    }
+
+    /** A fresh enumerator for 2 readers, after reader 0 came up and reader 1 not yet. */
+    private static SplitEnumerator<DatagenSplit, DatagenEnumeratorState> firstOfTwoReadersCameUp(DatagenSource source)
+            throws Exception {
+        SplitEnumerator<DatagenSplit, DatagenEnumeratorState> enumerator =
+                source.createEnumerator(new TestEnumeratorContext<>(2));
+        enumerator.start();
+        enumerator.addReader(0);
+        return enumerator;
     }
 
     private static List<Event> runBounded(DatagenSource source, int parallelism) throws Exception {
