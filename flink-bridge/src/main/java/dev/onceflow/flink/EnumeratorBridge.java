@@ -22,8 +22,9 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  * from the checkpoint, and hands back ({@link #addSplitsBack}) what it assigned them since. The
  * bridge closes that gap itself: it keeps the returned splits and the "no more splits" signals
  * per subtask, and when the restarted reader registers again it reassigns them to it instead of
- * announcing the reader to the enumerator a second time. Split requests still go to the
- * enumerator. A checkpoint taken while returned splits wait for their reader is refused (Flink
+ * announcing the reader to the enumerator a second time, and, unless the enumerator signalled it
+ * "no more splits", passes the enumerator one split request for it, in place of a request that may
+ * have been lost with the failed reader. Split requests still go to the enumerator. A checkpoint taken while returned splits wait for their reader is refused (Flink
  * retries it): the enumerator's state cannot hold them, and they would otherwise be lost from it.
  */
 final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerator<BridgedSplit<S>, E> {
@@ -103,6 +104,12 @@ final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerato
         }
         if (noMoreSplits.contains(subtaskId)) {
             flink.signalNoMoreSplits(subtaskId);
+        } else {
+            // A split request the reader sent just before it failed may have gone with it; a reader
+            // that restored no splits would then wait for an answer that never comes. Ask on its
+            // behalf: a request may come at any time, so an extra one costs at most a split the
+            // reader would have asked for anyway.
+            enumerator.handleSplitRequest(subtaskId);
         }
     }
 

@@ -77,6 +77,15 @@ final class BridgeJobs {
      */
     static void assertExactlyOnce(Map<String, Integer> occurrences, Map<String, List<Long>> countsByKey, long rows,
             int keys) {
+        assertEachIdOnce(occurrences, rows);
+        assertThat(countsByKey).as("keys").hasSize(keys);
+        countsByKey.forEach((key, values) -> assertThat(values.stream().sorted().toList())
+                .as("running counts of %s are 1..n", key)
+                .isEqualTo(LongStream.rangeClosed(1, values.size()).boxed().toList()));
+    }
+
+    /** Datagen ids {@code 0..rows-1}, each exactly once in {@code occurrences} (id to how often it was seen). */
+    static void assertEachIdOnce(Map<String, Integer> occurrences, long rows) {
         TreeSet<Long> lost = new TreeSet<>();
         for (long id = 0; id < rows; id++) {
             if (!occurrences.containsKey(Long.toString(id))) {
@@ -92,9 +101,5 @@ final class BridgeJobs {
         assertThat(lost).as("lost ids").isEmpty();
         assertThat(duplicated).as("duplicated ids").isEmpty();
         assertThat(occurrences).as("ids").hasSize((int) rows);
-        assertThat(countsByKey).as("keys").hasSize(keys);
-        countsByKey.forEach((key, values) -> assertThat(values.stream().sorted().toList())
-                .as("running counts of %s are 1..n", key)
-                .isEqualTo(LongStream.rangeClosed(1, values.size()).boxed().toList()));
     }
 }

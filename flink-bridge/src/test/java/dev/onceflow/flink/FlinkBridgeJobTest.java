@@ -16,9 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -39,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Flink keyed state -> the filesystem sink, exactly-once checkpoints every 100 ms. The committed
  * part files must hold every id once with per-key counts exactly 1..n, with and without a failure
  * that makes Flink restart the job from its last checkpoint, and with a failure before the first
- * checkpoint, when Flink hands the readers' splits back to the enumerator.
+ * checkpoint, when Flink hands the readers' splits back to the enumerator. A job without the
+ * keyBy has one failover region per subtask: there a failure restarts one reader while the
+ * enumerator runs on.
  */
 @Timeout(180)
 class FlinkBridgeJobTest {
@@ -50,6 +54,8 @@ class FlinkBridgeJobTest {
     static final MiniClusterExtension FLINK = BridgeJobs.miniCluster();
 
     private static final AtomicBoolean FAILED_ONCE = new AtomicBoolean();
+    /** How often each subtask of the regional failover case's map was opened. */
+    private static final AtomicIntegerArray OPENS = new AtomicIntegerArray(2);
     private static volatile Path output;
     private static volatile String failAt;
 
@@ -59,6 +65,8 @@ class FlinkBridgeJobTest {
     @BeforeEach
     void setUp() {
         FAILED_ONCE.set(false);
+        OPENS.set(0, 0);
+        OPENS.set(1, 0);
         failAt = null;
         output = dir.resolve("out");
     }
@@ -114,9 +122,61 @@ class FlinkBridgeJobTest {
         assertExactlyOnce(5_000);
     }
 
+    @Test
+    void aRegionalFailoverRestartsOneReaderWhileTheEnumeratorRunsOnAndEveryIdIsCommittedOnce() throws Exception {
+        StreamExecutionEnvironment env = BridgeJobs.environment();
+        String path = output.toString();
+        // Chunks on demand: the restarted reader restores what it held at the checkpoint, gets back
+        // what it was assigned since, and its requests go to an enumerator that never restarted.
+        env.fromSource(OnceflowSource.of(() -> DatagenSource.builder().rows(20_000).keys(KEYS).rowsPerSecond(10_000)
+                                .splits(4).splitAssignment(DatagenSource.SplitAssignment.ON_DEMAND).build(),
+                        TypeInformation.of(Event.class)), WatermarkStrategy.noWatermarks(), "events").uid("events")
+                .map(new FailSubtaskZeroOnceAfterACommit()).uid("fail-once")
+                .sinkTo(OnceflowSink.of(() -> FileSystemSink.builder(path).build(), "files")).uid("files");
+
+        BridgeJobs.runToEnd(env, "bridge-regional", 90);
+
+        assertThat(FAILED_ONCE).as("the failure was injected after a part file was committed").isTrue();
+        assertThat(OPENS.get(0)).as("subtask 0 ran twice").isEqualTo(2);
+        assertThat(OPENS.get(1)).as("subtask 1 ran on: the failover was regional").isEqualTo(1);
+        Map<String, Integer> occurrences = new HashMap<>();
+        List<String> hidden = readOutput(occurrences, new TreeMap<>());
+        BridgeJobs.assertEachIdOnce(occurrences, 20_000);
+        assertThat(hidden).as("in-progress files left behind").isEmpty();
+    }
+
+    /** Subtask 0 fails once, at a record it sees once a part file is committed. */
+    private static final class FailSubtaskZeroOnceAfterACommit extends RichMapFunction<Event, Event> {
+        private transient int subtask;
+        private transient long seen;
+
+        @Override
+        public void open(OpenContext context) {
+            subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            OPENS.incrementAndGet(subtask);
+        }
+
+        @Override
+        public Event map(Event event) throws IOException {
+            if (subtask == 0 && ++seen % 50 == 0 && !FAILED_ONCE.get() && committedFiles(output) > 0
+                    && FAILED_ONCE.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure in subtask 0 at id " + event.id());
+            }
+            return event;
+        }
+    }
+
     private void assertExactlyOnce(long rows) throws IOException {
         Map<String, Integer> occurrences = new HashMap<>();
         Map<String, List<Long>> counts = new TreeMap<>();
+        List<String> hidden = readOutput(occurrences, counts);
+        BridgeJobs.assertExactlyOnce(occurrences, counts, rows, KEYS);
+        assertThat(hidden).as("in-progress files left behind").isEmpty();
+    }
+
+    /** Reads the committed part files into {@code occurrences} per id and {@code counts} per key; returns the hidden files' names. */
+    private static List<String> readOutput(Map<String, Integer> occurrences, Map<String, List<Long>> counts)
+            throws IOException {
         List<String> hidden = new ArrayList<>();
         try (Stream<Path> files = Files.list(output)) {
             for (Path file : files.sorted().toList()) {
@@ -132,8 +192,7 @@ class FlinkBridgeJobTest {
                 }
             }
         }
-        BridgeJobs.assertExactlyOnce(occurrences, counts, rows, KEYS);
-        assertThat(hidden).as("in-progress files left behind").isEmpty();
+        return hidden;
     }
 
     private static long committedFiles(Path directory) throws IOException {

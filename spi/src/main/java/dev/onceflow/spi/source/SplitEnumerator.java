@@ -21,7 +21,14 @@ public interface SplitEnumerator<SplitT extends SourceSplit, StateT> extends Che
     /** A reader came up (at job start and after every restore). Assign its first splits here. */
     void addReader(int subtaskIndex);
 
-    /** A reader asked for more splits via {@link SourceReaderContext#sendSplitRequest()}. */
+    /**
+     * A reader asked for more splits via {@link SourceReaderContext#sendSplitRequest()}. Requests may
+     * come at any time after {@link #addReader}, more than once from the same reader, and from a
+     * reader that still has splits: a runtime may also pass one on a restarted reader's behalf (the
+     * Flink bridge does, after a regional failover). An enumerator with nothing to hand out, or that
+     * assigns only in {@link #addReader}, ignores it; one that answers must assign each split once,
+     * as everywhere else.
+     */
     void handleSplitRequest(int subtaskIndex);
 
     /**
