@@ -1,35 +1,73 @@
 package dev.onceflow.connector.datagen;
 
 import dev.onceflow.spi.record.Event;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Computes the event of a sequence number. A pure function of the sequence number and the
  * settings, so that a replay after a restore emits exactly the same records as the first run.
  * Public for harnesses that must produce the same rows without a job (the benchmarks' baselines).
  *
- * @param keys number of distinct keys, {@code >= 1}
- * @param payloadSize number of payload characters, {@code >= 0}
+ * <p>Key strings are made once per generator when there are at most {@value #CACHED_KEYS} keys,
+ * so the events of one key share one {@code String} (its hash is computed once). The events are
+ * the same either way: the cache only saves work.
  */
-public record EventGenerator(int keys, int payloadSize) {
+public final class EventGenerator {
 
-    private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".toCharArray();
+    /** Most keys whose names are made once, up front; about 50 bytes each. */
+    static final int CACHED_KEYS = 4096;
 
-    public EventGenerator {
+    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+            .getBytes(StandardCharsets.US_ASCII);
+
+    private final int keys;
+    private final int payloadSize;
+    private final String[] keyNames;
+
+    /**
+     * @param keys number of distinct keys, {@code >= 1}
+     * @param payloadSize number of payload characters, {@code >= 0}
+     */
+    public EventGenerator(int keys, int payloadSize) {
         if (keys < 1) {
             throw new IllegalArgumentException("keys must be >= 1, was " + keys);
         }
         if (payloadSize < 0) {
             throw new IllegalArgumentException("payload size must be >= 0, was " + payloadSize);
         }
+        this.keys = keys;
+        this.payloadSize = payloadSize;
+        if (keys <= CACHED_KEYS) {
+            keyNames = new String[keys];
+            for (int i = 0; i < keys; i++) {
+                keyNames[i] = keyName(i);
+            }
+        } else {
+            keyNames = null;
+        }
+    }
+
+    public int keys() {
+        return keys;
+    }
+
+    public int payloadSize() {
+        return payloadSize;
     }
 
     /** The event of sequence number {@code sequence}. */
     public Event eventAt(long sequence) {
-        return new Event(Long.toString(sequence), "key-" + (sequence % keys), payload(sequence), 0);
+        long key = sequence % keys; // negative for a negative sequence, as it always was
+        String name = keyNames != null && key >= 0 ? keyNames[(int) key] : keyName(key);
+        return new Event(Long.toString(sequence), name, payload(sequence), 0);
+    }
+
+    private static String keyName(long key) {
+        return "key-" + key;
     }
 
     private String payload(long sequence) {
-        char[] chars = new char[payloadSize];
+        byte[] chars = new byte[payloadSize];
         long state = sequence;
         for (int i = 0; i < payloadSize; i++) {
             // SplitMix64 steps: cheap, and consecutive sequence numbers give unrelated payloads,
@@ -39,8 +77,18 @@ public record EventGenerator(int keys, int payloadSize) {
             z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
             z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
             z = z ^ (z >>> 31);
-            chars[i] = ALPHABET[(int) Long.remainderUnsigned(z, ALPHABET.length)];
+            chars[i] = ALPHABET[unsignedMod62(z)];
         }
-        return new String(chars);
+        // Latin-1 bytes become the string's own bytes: one copy, no scan for wide characters.
+        return new String(chars, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * {@code Long.remainderUnsigned(z, 62)} with a signed remainder by a constant: z is
+     * {@code 2a + b} with {@code a = z >>> 1} and {@code b = z & 1}, so z mod 62 is
+     * {@code 2 (a mod 31) + b}.
+     */
+    static int unsignedMod62(long z) {
+        return (int) (((z >>> 1) % 31) << 1 | (z & 1));
     }
 }
