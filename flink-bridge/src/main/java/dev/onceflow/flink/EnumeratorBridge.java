@@ -22,10 +22,12 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  * from the checkpoint, and hands back ({@link #addSplitsBack}) what it assigned them since. The
  * bridge closes that gap itself: it keeps the returned splits and the "no more splits" signals
  * per subtask, and when the restarted reader registers again it reassigns them to it instead of
- * announcing the reader to the enumerator a second time, and, unless the enumerator signalled it
- * "no more splits", passes the enumerator one split request for it, in place of a request that may
- * have been lost with the failed reader. Split requests still go to the enumerator. A checkpoint taken while returned splits wait for their reader is refused (Flink
- * retries it): the enumerator's state cannot hold them, and they would otherwise be lost from it.
+ * announcing the reader to the enumerator a second time. If nothing was handed back and the
+ * enumerator had not signalled it "no more splits", the bridge passes the enumerator one split
+ * request for it, in place of a request that may have been lost with the failed reader (a reader
+ * given splits back asks by itself when they run out). Split requests still go to the enumerator.
+ * A checkpoint taken while returned splits wait for their reader is refused (Flink retries it):
+ * the enumerator's state cannot hold them, and they would otherwise be lost from it.
  */
 final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerator<BridgedSplit<S>, E> {
 
@@ -98,17 +100,18 @@ final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerato
         }
         // A restarted reader: it restored its checkpointed splits; give back what it was assigned since.
         List<BridgedSplit<S>> splits = returned.remove(subtaskId);
-        if (splits != null && !splits.isEmpty()) {
+        boolean handedBack = splits != null && !splits.isEmpty();
+        if (handedBack) {
             LOG.info("Reader {} restarted: reassigning the {} splits Flink handed back for it", subtaskId, splits.size());
             flink.assignSplits(new SplitsAssignment<>(Map.of(subtaskId, splits)));
         }
         if (noMoreSplits.contains(subtaskId)) {
             flink.signalNoMoreSplits(subtaskId);
-        } else {
+        } else if (!handedBack) {
             // A split request the reader sent just before it failed may have gone with it; a reader
             // that restored no splits would then wait for an answer that never comes. Ask on its
             // behalf: a request may come at any time, so an extra one costs at most a split the
-            // reader would have asked for anyway.
+            // reader would have asked for anyway. A reader given splits back asks when they run out.
             enumerator.handleSplitRequest(subtaskId);
         }
     }

@@ -2,6 +2,9 @@ package dev.onceflow.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceflow.connector.datagen.DatagenEnumeratorState;
+import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.connector.datagen.DatagenSplit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
@@ -24,23 +28,25 @@ class EnumeratorBridgeTest {
     private record Split(String splitId) implements dev.onceflow.spi.source.SourceSplit {
     }
 
+    /** What the enumerator was called with and what Flink was told, in the order it happened. */
+    private final List<String> log = new ArrayList<>();
+
     /** The Onceflow enumerator: notes each call it gets, and answers nothing. */
-    private static final class RecordingEnumerator implements dev.onceflow.spi.source.SplitEnumerator<Split, String> {
-        final List<String> calls = new ArrayList<>();
+    private final class RecordingEnumerator implements dev.onceflow.spi.source.SplitEnumerator<Split, String> {
 
         @Override
         public void start() {
-            calls.add("start");
+            log.add("start");
         }
 
         @Override
         public void addReader(int subtaskIndex) {
-            calls.add("addReader " + subtaskIndex);
+            log.add("addReader " + subtaskIndex);
         }
 
         @Override
         public void handleSplitRequest(int subtaskIndex) {
-            calls.add("request " + subtaskIndex);
+            log.add("request " + subtaskIndex);
         }
 
         @Override
@@ -53,19 +59,25 @@ class EnumeratorBridgeTest {
         }
     }
 
-    /** Flink's side: notes assignments and "no more splits" signals per reader. */
-    private static final class RecordingContext implements SplitEnumeratorContext<BridgedSplit<Split>> {
-        final List<String> sent = new ArrayList<>();
+    /**
+     * Flink's side: notes assignments and "no more splits" signals per reader, and refuses them for
+     * a reader that is not registered, as Flink's context does.
+     */
+    private final class RecordingContext<T extends org.apache.flink.api.connector.source.SourceSplit>
+            implements SplitEnumeratorContext<T> {
+        final java.util.Set<Integer> registered = new java.util.HashSet<>();
 
         @Override
-        public void assignSplits(SplitsAssignment<BridgedSplit<Split>> assignment) {
-            assignment.assignment().forEach((reader, splits) -> sent.add("assign " + reader + " "
-                    + splits.stream().map(BridgedSplit::splitId).toList()));
+        public void assignSplits(SplitsAssignment<T> assignment) {
+            assignment.assignment().forEach((reader, splits) -> {
+                assertThat(registered).as("readers registered when reader %d is assigned", reader).contains(reader);
+                log.add("flink: assign " + reader + " " + splits.stream().map(T::splitId).toList());
+            });
         }
 
         @Override
         public void signalNoMoreSplits(int subtask) {
-            sent.add("no more " + subtask);
+            log.add("flink: no more " + subtask);
         }
 
         @Override
@@ -105,50 +117,94 @@ class EnumeratorBridgeTest {
         }
     }
 
-    private final RecordingContext flink = new RecordingContext();
-    private final RecordingEnumerator enumerator = new RecordingEnumerator();
+    private final RecordingContext<BridgedSplit<Split>> flink = new RecordingContext<>();
     private final EnumeratorBridge<Split, String> bridge = new EnumeratorBridge<>(flink);
 
     EnumeratorBridgeTest() {
-        bridge.setEnumerator(enumerator);
+        bridge.setEnumerator(new RecordingEnumerator());
         bridge.start();
-        bridge.addReader(0);
-        bridge.addReader(1);
+        register(flink, bridge, 0);
+        register(flink, bridge, 1);
+        log.clear();
+    }
+
+    /** A reader registers: Flink notes it, then tells the enumerator (its order in Flink 2.x). */
+    private static void register(RecordingContext<?> flink, SplitEnumerator<?, ?> bridge, int subtask) {
+        flink.registered.add(subtask);
+        bridge.addReader(subtask);
+    }
+
+    /** A reader fails: Flink forgets it and hands back what it was assigned since the checkpoint. */
+    private static <T extends org.apache.flink.api.connector.source.SourceSplit> void fail(RecordingContext<T> flink,
+            SplitEnumerator<T, ?> bridge, int subtask, List<T> assignedSinceCheckpoint) {
+        flink.registered.remove(subtask);
+        bridge.addSplitsBack(new ArrayList<>(assignedSinceCheckpoint), subtask);
     }
 
     @Test
-    void aRestartedReaderGetsItsHandedBackSplitsAndOneRequestOnItsBehalfButIsNotAnnouncedAgain() {
-        bridge.addSplitsBack(List.of(new BridgedSplit<>(new Split("a")), new BridgedSplit<>(new Split("b"))), 0);
+    void aRestartedReaderGetsItsHandedBackSplitsAndAsksForMoreItselfSoNoRequestIsPassedOn() {
+        fail(flink, bridge, 0, List.of(new BridgedSplit<>(new Split("a")), new BridgedSplit<>(new Split("b"))));
 
-        bridge.addReader(0);
+        register(flink, bridge, 0);
 
-        assertThat(flink.sent).containsExactly("assign 0 [a, b]");
-        assertThat(enumerator.calls).containsExactly("start", "addReader 0", "addReader 1", "request 0");
+        assertThat(log).containsExactly("flink: assign 0 [a, b]");
     }
 
     @Test
-    void aRestartedReaderThatRestoredNothingAndGotNothingBackStillGetsARequestAnswered() {
-        bridge.addReader(1);
+    void aRestartedReaderThatGotNothingBackHasARequestPassedOnInsteadOfBeingAnnouncedAgain() {
+        fail(flink, bridge, 1, List.of());
 
-        assertThat(flink.sent).isEmpty();
-        assertThat(enumerator.calls).containsExactly("start", "addReader 0", "addReader 1", "request 1");
+        register(flink, bridge, 1);
+
+        assertThat(log).containsExactly("request 1");
     }
 
     @Test
-    void aRestartedReaderThatWasToldNoMoreSplitsIsToldAgainAndNoRequestIsMade() {
+    void aRestartedReaderThatWasToldNoMoreSplitsIsToldAgainAndNoRequestIsPassedOn() {
         bridge.onceflowContext().signalNoMoreSplits(1);
-        flink.sent.clear();
+        fail(flink, bridge, 1, List.of());
+        log.clear();
 
-        bridge.addReader(1);
+        register(flink, bridge, 1);
 
-        assertThat(flink.sent).containsExactly("no more 1");
-        assertThat(enumerator.calls).containsExactly("start", "addReader 0", "addReader 1");
+        assertThat(log).containsExactly("flink: no more 1");
     }
 
     @Test
     void splitRequestsOfReadersGoToTheEnumerator() {
         bridge.handleSplitRequest(0, "localhost");
 
-        assertThat(enumerator.calls).containsExactly("start", "addReader 0", "addReader 1", "request 0");
+        assertThat(log).containsExactly("request 0");
+    }
+
+    /**
+     * The datagen enumerator on demand, 5,000 rows in 5 chunks: each reader gets two when it first
+     * comes up. Reader 0 restarts with nothing handed back (its request was lost): the request
+     * passed on gets it the last chunk, and with that none is left, so it is told no more will
+     * come. Reader 1 restarts the same way and is told so too, instead of waiting.
+     */
+    @Test
+    void withTheDatagenEnumeratorOnDemandARestartedReaderGetsAChunkOrIsToldNoMoreInsteadOfWaiting() throws Exception {
+        RecordingContext<BridgedSplit<DatagenSplit>> context = new RecordingContext<>();
+        EnumeratorBridge<DatagenSplit, DatagenEnumeratorState> datagen = new EnumeratorBridge<>(context);
+        DatagenSource source = DatagenSource.builder()
+                .rows(5_000).splits(1).splitAssignment(DatagenSource.SplitAssignment.ON_DEMAND)
+                .build();
+        datagen.setEnumerator(source.createEnumerator(datagen.onceflowContext()));
+        datagen.start();
+        register(context, datagen, 0);
+        register(context, datagen, 1);
+
+        fail(context, datagen, 0, List.of());
+        register(context, datagen, 0);
+        fail(context, datagen, 1, List.of());
+        register(context, datagen, 1);
+
+        assertThat(log).containsExactly(
+                "flink: assign 0 [datagen-0-until-1000, datagen-0-until-2000]",
+                "flink: assign 1 [datagen-0-until-3000, datagen-0-until-4000]",
+                "flink: assign 0 [datagen-0-until-5000]",
+                "flink: no more 0",
+                "flink: no more 1");
     }
 }

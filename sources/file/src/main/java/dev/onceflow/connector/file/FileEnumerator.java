@@ -23,7 +23,9 @@ import org.apache.hadoop.fs.Path;
  *
  * <p>Assignment is pull-based: a reader asks ({@link #handleSplitRequest}) when it has nothing
  * left to read, so busy readers are not given more and a reader restored with its files is not
- * given extra ones; {@link #addReader} therefore assigns nothing. A request that cannot be
+ * given extra ones; {@link #addReader} therefore assigns nothing. (On Flink, the bridge asks once
+ * on behalf of a reader restarted by a regional failover that got nothing back; if that reader
+ * restored files, it holds one more until it reads them.) A request that cannot be
  * answered waits: in continuous mode until discovery finds a file, in bounded mode it is answered
  * with "no more splits" once every file is handed out.
  *
