@@ -26,8 +26,10 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  * enumerator had not signalled it "no more splits", the bridge passes the enumerator one split
  * request for it, in place of a request that may have been lost with the failed reader (a reader
  * given splits back asks by itself when they run out). Split requests still go to the enumerator.
- * A checkpoint taken while returned splits wait for their reader is refused (Flink retries it):
- * the enumerator's state cannot hold them, and they would otherwise be lost from it.
+ * Splits and "no more splits" the enumerator gives a reader that is down (not registered with
+ * Flink, which would refuse them and fail the whole job) are held the same way until it registers.
+ * A checkpoint taken while returned or held splits wait for their reader is refused (Flink
+ * retries it): the enumerator's state cannot hold them, and they would otherwise be lost from it.
  */
 final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerator<BridgedSplit<S>, E> {
 
@@ -59,13 +61,22 @@ final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerato
             public void assignSplits(int subtaskIndex, List<S> splits) {
                 List<BridgedSplit<S>> bridged = new ArrayList<>(splits.size());
                 splits.forEach(split -> bridged.add(new BridgedSplit<>(split)));
+                if (!flink.registeredReaders().containsKey(subtaskIndex)) {
+                    // The reader is down (a regional failover the enumerator cannot know of): Flink
+                    // would refuse the assignment and fail the whole job. Hold the splits as if
+                    // handed back; the reader gets them when it registers.
+                    returned.computeIfAbsent(subtaskIndex, s -> new ArrayList<>()).addAll(bridged);
+                    return;
+                }
                 flink.assignSplits(new SplitsAssignment<>(Map.of(subtaskIndex, bridged)));
             }
 
             @Override
             public void signalNoMoreSplits(int subtaskIndex) {
                 noMoreSplits.add(subtaskIndex);
-                flink.signalNoMoreSplits(subtaskIndex);
+                if (flink.registeredReaders().containsKey(subtaskIndex)) {
+                    flink.signalNoMoreSplits(subtaskIndex); // else sent when the reader registers
+                }
             }
 
             @Override
@@ -94,17 +105,23 @@ final class EnumeratorBridge<S extends SourceSplit, E> implements SplitEnumerato
 
     @Override
     public void addReader(int subtaskId) {
-        if (announced.add(subtaskId)) {
-            enumerator.addReader(subtaskId);
-            return;
-        }
-        // A restarted reader: it restored its checkpointed splits; give back what it was assigned since.
+        // What Flink handed back for the reader, and what the enumerator assigned it while it was
+        // down (or before it first came up), goes to it first.
         List<BridgedSplit<S>> splits = returned.remove(subtaskId);
         boolean handedBack = splits != null && !splits.isEmpty();
         if (handedBack) {
-            LOG.info("Reader {} restarted: reassigning the {} splits Flink handed back for it", subtaskId, splits.size());
+            LOG.info("Reader {} registered: assigning the {} splits held for it", subtaskId, splits.size());
             flink.assignSplits(new SplitsAssignment<>(Map.of(subtaskId, splits)));
         }
+        if (announced.add(subtaskId)) {
+            boolean toldNoMoreBefore = noMoreSplits.contains(subtaskId);
+            enumerator.addReader(subtaskId);
+            if (toldNoMoreBefore) {
+                flink.signalNoMoreSplits(subtaskId);
+            }
+            return;
+        }
+        // A restarted reader: it restored its checkpointed splits and got back what it was assigned since.
         if (noMoreSplits.contains(subtaskId)) {
             flink.signalNoMoreSplits(subtaskId);
         } else if (!handedBack) {

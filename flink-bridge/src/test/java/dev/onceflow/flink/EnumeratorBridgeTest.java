@@ -1,6 +1,7 @@
 package dev.onceflow.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.connector.datagen.DatagenEnumeratorState;
 import dev.onceflow.connector.datagen.DatagenSource;
@@ -97,7 +98,9 @@ class EnumeratorBridgeTest {
 
         @Override
         public Map<Integer, ReaderInfo> registeredReaders() {
-            throw new UnsupportedOperationException();
+            Map<Integer, ReaderInfo> readers = new java.util.HashMap<>();
+            registered.forEach(subtask -> readers.put(subtask, new ReaderInfo(subtask, "localhost")));
+            return readers;
         }
 
         @Override
@@ -168,6 +171,27 @@ class EnumeratorBridgeTest {
         register(flink, bridge, 1);
 
         assertThat(log).containsExactly("flink: no more 1");
+    }
+
+    /**
+     * An enumerator that discovers splits while a reader is down (a continuous file or Kafka
+     * source) assigns them to it: Flink would refuse that and fail the job, so the bridge holds them
+     * and the "no more splits" after them until the reader registers. A checkpoint in between is
+     * refused.
+     */
+    @Test
+    void splitsAndNoMoreSplitsForAReaderThatIsDownAreHeldUntilItRegisters() throws Exception {
+        fail(flink, bridge, 1, List.of());
+
+        bridge.onceflowContext().assignSplits(1, List.of(new Split("found-while-down")));
+        bridge.onceflowContext().signalNoMoreSplits(1);
+        assertThat(log).as("nothing sent to a reader that is down").isEmpty();
+        assertThatThrownBy(() -> bridge.snapshotState(7))
+                .hasMessageContaining("checkpoint 7 refused");
+        register(flink, bridge, 1);
+
+        assertThat(log).containsExactly("flink: assign 1 [found-while-down]", "flink: no more 1");
+        assertThat(bridge.snapshotState(8)).isEqualTo("state");
     }
 
     @Test
