@@ -130,6 +130,7 @@ public final class FlinkComparisonBenchmark {
             int[] job = {0};
             Map<Runtime, List<Double>> results = interleaved.run(rounds, runtime -> {
                 System.gc();
+                waitForQuietJit();
                 String name = "compare-" + (++job[0]);
                 return runtime == Runtime.ONCEFLOW ? onceflow(rows, root.resolve(name), name) : flink(rest, rows, name);
             });
@@ -343,6 +344,39 @@ public final class FlinkComparisonBenchmark {
      * 127.0.0.1 only on free ports, hashmap state, checkpoints to {@code checkpoints} on local
      * disk, and every checkpoint of a job kept in the REST history the benchmarks read.
      */
+    /**
+     * Waits until the JIT has compiled nothing for {@value #JIT_QUIET_MILLIS} ms (at most
+     * {@value #JIT_WAIT_MILLIS} ms), so a run does not share the 2 cores with the compiler still
+     * working through the code of the run before it, which is mostly the other runtime's. Prints
+     * how long it waited when that was more than the quiet time itself.
+     */
+    static void waitForQuietJit() throws InterruptedException {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long start = System.nanoTime();
+        long deadline = start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(JIT_WAIT_MILLIS);
+        long last = jit.getTotalCompilationTime();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - quietSince < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(JIT_QUIET_MILLIS)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50); // polling a counter the JVM offers no wait for
+            long now = jit.getTotalCompilationTime();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+        long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        if (waited > JIT_QUIET_MILLIS + 100) {
+            System.out.printf(Locale.ROOT, "           (waited %,d ms for the JIT to go quiet)%n", waited);
+        }
+    }
+
+    static final long JIT_QUIET_MILLIS = 500;
+    static final long JIT_WAIT_MILLIS = 20_000;
+
     static MiniCluster startMiniCluster(Path checkpoints) throws Exception {
         Configuration flinkConfig = new Configuration();
         flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
