@@ -9,12 +9,15 @@ import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.Serializers;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -79,6 +82,9 @@ public final class FlinkComparisonBenchmark {
     static final double TARGET = 2.0;
     /** Static, so the generator lambda Flink serializes captures nothing. */
     static final EventGenerator GENERATOR = new EventGenerator(KEYS, PAYLOAD_SIZE);
+    /** Before each run: how long the JIT must have compiled nothing, and the longest wait for that. */
+    static final long JIT_QUIET_MILLIS = 500;
+    static final long JIT_WAIT_MILLIS = 20_000;
     /** What the Flink job's sink received in the current run. */
     static final LongAdder FLINK_RECEIVED = new LongAdder();
 
@@ -340,43 +346,39 @@ public final class FlinkComparisonBenchmark {
     }
 
     /**
-     * A Flink MiniCluster with one task manager of {@link #PARALLELISM} slots, listening on
-     * 127.0.0.1 only on free ports, hashmap state, checkpoints to {@code checkpoints} on local
-     * disk, and every checkpoint of a job kept in the REST history the benchmarks read.
-     */
-    /**
      * Waits until the JIT has compiled nothing for {@value #JIT_QUIET_MILLIS} ms (at most
      * {@value #JIT_WAIT_MILLIS} ms), so a run does not share the 2 cores with the compiler still
      * working through the code of the run before it, which is mostly the other runtime's. Prints
-     * how long it waited when that was more than the quiet time itself.
+     * how long it waited when that was clearly more than the quiet time itself.
      */
     static void waitForQuietJit() throws InterruptedException {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return;
         }
         long start = System.nanoTime();
-        long deadline = start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(JIT_WAIT_MILLIS);
-        long last = jit.getTotalCompilationTime();
-        long quietSince = System.nanoTime();
-        while (System.nanoTime() - quietSince < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(JIT_QUIET_MILLIS)
-                && System.nanoTime() < deadline) {
+        long quietSince = start;
+        long compiled = jit.getTotalCompilationTime();
+        while (System.nanoTime() - quietSince < TimeUnit.MILLISECONDS.toNanos(JIT_QUIET_MILLIS)
+                && System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(JIT_WAIT_MILLIS)) {
             Thread.sleep(50); // polling a counter the JVM offers no wait for
             long now = jit.getTotalCompilationTime();
-            if (now != last) {
-                last = now;
+            if (now != compiled) {
+                compiled = now;
                 quietSince = System.nanoTime();
             }
         }
-        long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (waited > JIT_QUIET_MILLIS + 100) {
             System.out.printf(Locale.ROOT, "           (waited %,d ms for the JIT to go quiet)%n", waited);
         }
     }
 
-    static final long JIT_QUIET_MILLIS = 500;
-    static final long JIT_WAIT_MILLIS = 20_000;
-
+    /**
+     * A Flink MiniCluster with one task manager of {@link #PARALLELISM} slots, listening on
+     * 127.0.0.1 only on free ports, hashmap state, checkpoints to {@code checkpoints} on local
+     * disk, and every checkpoint of a job kept in the REST history the benchmarks read.
+     */
     static MiniCluster startMiniCluster(Path checkpoints) throws Exception {
         Configuration flinkConfig = new Configuration();
         flinkConfig.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
