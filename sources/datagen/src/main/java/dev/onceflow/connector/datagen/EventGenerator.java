@@ -67,7 +67,7 @@ public final class EventGenerator {
     }
 
     private String payload(long sequence) {
-        byte[] chars = new byte[payloadSize];
+        byte[] bytes = new byte[payloadSize];
         long state = sequence;
         for (int i = 0; i < payloadSize; i++) {
             // SplitMix64 steps: cheap, and consecutive sequence numbers give unrelated payloads,
@@ -77,18 +77,9 @@ public final class EventGenerator {
             z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
             z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
             z = z ^ (z >>> 31);
-            chars[i] = ALPHABET[unsignedMod62(z)];
+            bytes[i] = ALPHABET[(int) Long.remainderUnsigned(z, ALPHABET.length)];
         }
         // Latin-1 bytes become the string's own bytes: one copy, no scan for wide characters.
-        return new String(chars, StandardCharsets.ISO_8859_1);
-    }
-
-    /**
-     * {@code Long.remainderUnsigned(z, 62)} with a signed remainder by a constant: z is
-     * {@code 2a + b} with {@code a = z >>> 1} and {@code b = z & 1}, so z mod 62 is
-     * {@code 2 (a mod 31) + b}.
-     */
-    static int unsignedMod62(long z) {
-        return (int) (((z >>> 1) % 31) << 1 | (z & 1));
+        return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 }
