@@ -105,6 +105,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     private final Path directory;
+    /** Held until every local file of this attempt is deleted, so another process never takes them for abandoned. */
+    private final AttemptLock lock;
     private final SimpleVersionedSerializer<K> keySerializer;
     private final int maxParallelism;
     private final int firstGroup;
@@ -138,9 +140,10 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private int currentGroup = -1;
     private byte[] currentKeyBytes;
 
-    private RocksDBKeyedStateBackend(Path directory, SimpleVersionedSerializer<K> keySerializer, int maxParallelism,
-            int subtask, int parallelism, List<AutoCloseable> natives, Options options, WriteOptions writeOptions,
-            FlushProgress flushes, RocksDB db, boolean incremental) {
+    private RocksDBKeyedStateBackend(Path directory, AttemptLock lock, SimpleVersionedSerializer<K> keySerializer,
+            int maxParallelism, int subtask, int parallelism, List<AutoCloseable> natives, Options options,
+            WriteOptions writeOptions, FlushProgress flushes, RocksDB db, boolean incremental) {
+        this.lock = lock;
         this.options = options;
         this.flushes = flushes;
         this.incremental = incremental;
@@ -156,11 +159,14 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     /**
      * Opens a new, empty database in {@code directory}, deleting what an earlier run left there.
+     * {@code lock} marks the directory as in use; the backend releases it on {@link #close}, the
+     * caller if this throws.
      *
      * @throws IOException naming the directory if the database cannot be created
      */
-    static <K> RocksDBKeyedStateBackend<K> open(Path directory, SimpleVersionedSerializer<K> keySerializer,
-            int maxParallelism, int subtask, int parallelism, boolean incremental) throws IOException {
+    static <K> RocksDBKeyedStateBackend<K> open(Path directory, AttemptLock lock,
+            SimpleVersionedSerializer<K> keySerializer, int maxParallelism, int subtask, int parallelism,
+            boolean incremental) throws IOException {
         if (maxParallelism > 1 << 16) {
             throw new IllegalArgumentException("the RocksDB backend supports a max parallelism up to 65536, not "
                     + maxParallelism);
@@ -176,8 +182,8 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         try {
             RocksDB db = RocksDB.open(options, directory.toString());
             LOG.info("Keyed state of subtask {} in RocksDB at {}", subtask, directory);
-            return new RocksDBKeyedStateBackend<>(directory, keySerializer, maxParallelism, subtask, parallelism,
-                    natives, options, writeOptions, flushes, db, incremental);
+            return new RocksDBKeyedStateBackend<>(directory, lock, keySerializer, maxParallelism, subtask,
+                    parallelism, natives, options, writeOptions, flushes, db, incremental);
         } catch (RocksDBException e) {
             closeAll(natives);
             throw new IOException("cannot open RocksDB keyed state in " + directory + ": " + e.getMessage(), e);
@@ -831,6 +837,9 @@ public final class RocksDBKeyedStateBackend<K> implements KeyedStateBackend<K> {
         for (Path dir : staging) {
             deleteRecursively(dir);
         }
+        // Only once the files are gone: if deleting failed, the lock stays held until the process
+        // ends, and the next process deletes what is left.
+        lock.close();
     }
 
     private static void closeAll(List<AutoCloseable> natives) {

@@ -14,7 +14,9 @@ import java.nio.file.Path;
  * {@code rocksdb} (system property {@value StateBackend#BACKEND_PROPERTY}). The local directory is
  * scratch space: checkpoints go to checkpoint storage as for every backend, and each attempt
  * starts from them in a new directory. It defaults to the system property {@value #DIR_PROPERTY},
- * else {@code onceflow-rocksdb} under {@code java.io.tmpdir}.
+ * else {@code onceflow-rocksdb} under {@code java.io.tmpdir}. A process that dies without closing
+ * its backends leaves their files there; the next backend opened on the same directory, by any
+ * job, deletes them (see {@link AttemptLock}).
  *
  * <p><b>Incremental checkpoints</b> (the default; system property {@value #INCREMENTAL_PROPERTY})
  * upload only the SST files the previous completed checkpoint did not have, into the job's
@@ -74,8 +76,18 @@ public final class RocksDBStateBackend implements StateBackend {
             throws IOException {
         Path directory = localDirectory.resolve(safe(scope.jobName())).resolve(safe(scope.operatorUid()))
                 .resolve("subtask-" + scope.subtask() + "-" + scope.attemptId());
-        return RocksDBKeyedStateBackend.open(directory, keySerializer, scope.maxParallelism(), scope.subtask(),
-                scope.parallelism(), incremental);
+        AttemptLock lock = AttemptLock.acquire(localDirectory, directory);
+        try {
+            return RocksDBKeyedStateBackend.open(directory, lock, keySerializer, scope.maxParallelism(),
+                    scope.subtask(), scope.parallelism(), incremental);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                lock.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /** A uid as one path segment: uids are free text, and must neither escape nor nest the directory. */

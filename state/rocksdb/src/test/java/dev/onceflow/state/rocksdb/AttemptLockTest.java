@@ -1,0 +1,149 @@
+package dev.onceflow.state.rocksdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceflow.runtime.state.KeyedStateBackend;
+import dev.onceflow.runtime.state.StateBackend;
+import dev.onceflow.runtime.state.StateDescriptor;
+import dev.onceflow.runtime.state.ValueState;
+import dev.onceflow.spi.serialization.Serializers;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The local files of an attempt whose process ended without closing its backend (killed, out of
+ * memory) are deleted by the next backend opened on the same directory; those of attempts still
+ * open, in this process or another, are not.
+ */
+@Timeout(120)
+class AttemptLockTest {
+
+    private static final StateDescriptor.Value<Long> COUNT = StateDescriptor.value("count", Serializers.LONG);
+
+    @TempDir
+    Path local;
+
+    private KeyedStateBackend<String> open(String job, String attempt) throws IOException {
+        return new RocksDBStateBackend(local).createKeyedStateBackend(
+                new StateBackend.Scope(job, "count", 0, 1, 128, attempt), Serializers.STRING);
+    }
+
+    @Test
+    void filesOfAttemptsNoProcessHoldsAreDeletedWhenTheNextBackendOpens() throws Exception {
+        Path operator = Files.createDirectories(local.resolve("job").resolve("count"));
+        // What a killed process leaves: the database, a native checkpoint, a snapshot file, a
+        // restore's scratch directory and its lock file (whose lock died with it).
+        Files.createDirectories(operator.resolve("subtask-0-dead1"));
+        Files.writeString(operator.resolve("subtask-0-dead1").resolve("000007.sst"), "x".repeat(1000));
+        Files.createDirectories(operator.resolve("subtask-0-dead1.chk-3"));
+        Files.writeString(operator.resolve("subtask-0-dead1.chk-3").resolve("CURRENT"), "MANIFEST-000005\n");
+        Files.writeString(operator.resolve("subtask-0-dead1.snapshot-12"), "groups");
+        Files.createDirectories(operator.resolve("subtask-0-dead1.restore-0"));
+        Files.writeString(operator.resolve("subtask-0-dead1.lock"), "");
+        // A checkpoint directory whose database was already deleted, without a lock file.
+        Files.createDirectories(operator.resolve("subtask-1-dead2.chk-9"));
+        // Another job's leftovers under the same root.
+        Path otherJob = Files.createDirectories(local.resolve("other-job").resolve("window"));
+        Files.createDirectories(otherJob.resolve("subtask-2-dead3"));
+        // Not an attempt's: kept.
+        Files.writeString(operator.resolve("notes.txt"), "mine");
+        Files.createDirectories(operator.resolve("subtask-0-dead1.backup"));
+
+        try (KeyedStateBackend<String> backend = open("job", "new")) {
+            assertThat(names(operator)).containsExactly("notes.txt", "subtask-0-dead1.backup", "subtask-0-new",
+                    "subtask-0-new.lock");
+            assertThat(names(otherJob)).isEmpty();
+        }
+        assertThat(names(operator)).as("after close").containsExactly("notes.txt", "subtask-0-dead1.backup");
+    }
+
+    @Test
+    void filesOfAnAttemptStillOpenInThisProcessAreKept() throws Exception {
+        Path operator = local.resolve("job").resolve("count");
+        try (KeyedStateBackend<String> first = open("job", "first")) {
+            first.setCurrentKey("key-1");
+            first.state(COUNT).update(41L);
+
+            try (KeyedStateBackend<String> second = open("job", "second")) {
+                assertThat(names(operator)).containsExactly("subtask-0-first", "subtask-0-first.lock",
+                        "subtask-0-second", "subtask-0-second.lock");
+            }
+
+            ValueState<Long> count = first.state(COUNT);
+            assertThat(count.value()).as("the first attempt's state, after the second opened and closed")
+                    .isEqualTo(41L);
+            assertThat(names(operator)).containsExactly("subtask-0-first", "subtask-0-first.lock");
+        }
+        assertThat(names(operator)).isEmpty();
+    }
+
+    @Test
+    void filesOfAnotherProcessAreKeptWhileItRunsAndDeletedOnceItIsKilled() throws Exception {
+        Path operator = local.resolve("job").resolve("count");
+        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), HoldKeyedState.class.getName(), local.toString(), "held")
+                .redirectErrorStream(true).start();
+        try {
+            BufferedReader output = new BufferedReader(new InputStreamReader(holder.getInputStream(),
+                    StandardCharsets.UTF_8));
+            CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (String line = output.readLine(); line != null; line = output.readLine()) {
+                        if (line.equals("ready")) {
+                            return line;
+                        }
+                    }
+                    return "exited with " + holder.waitFor();
+                } catch (IOException | InterruptedException e) {
+                    return e.toString();
+                }
+            });
+            assertThat(ready.get(60, TimeUnit.SECONDS)).as("the holding process's state is written").isEqualTo("ready");
+            long heldBytes = bytes(operator.resolve("subtask-0-held"));
+
+            try (KeyedStateBackend<String> backend = open("job", "beside")) {
+                assertThat(names(operator)).as("while the other process runs").containsExactly("subtask-0-beside",
+                        "subtask-0-beside.lock", "subtask-0-held", "subtask-0-held.lock");
+                assertThat(bytes(operator.resolve("subtask-0-held"))).isEqualTo(heldBytes);
+            }
+
+            holder.destroyForcibly();
+            assertThat(holder.waitFor(30, TimeUnit.SECONDS)).as("killed").isTrue();
+            assertThat(names(operator)).as("left by the killed process").containsExactly("subtask-0-held",
+                    "subtask-0-held.lock");
+
+            try (KeyedStateBackend<String> backend = open("job", "after")) {
+                assertThat(names(operator)).as("once the other process is dead")
+                        .containsExactly("subtask-0-after", "subtask-0-after.lock");
+            }
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    private static List<String> names(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private static long bytes(Path directory) throws IOException {
+        try (Stream<Path> files = Files.walk(directory)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+}
