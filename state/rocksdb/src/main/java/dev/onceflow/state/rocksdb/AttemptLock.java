@@ -5,19 +5,21 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -34,13 +36,17 @@ import org.slf4j.LoggerFactory;
  * {@link RocksDBKeyedStateBackend#close} deletes them all; a process that dies first (killed,
  * out of memory, power lost) cannot, and every attempt has a new name, so nothing would ever
  * reuse them. Hence, while an attempt runs, its process holds an exclusive lock on
- * {@code subtask-<n>-<attempt>.lock}, taken before any of its files exist and released after they
- * are gone. Whenever an attempt starts, it first deletes the files of every attempt under the
- * same root whose lock nobody holds: the operating system drops a process's locks when the
- * process ends, however it ends.
+ * {@code subtask-<n>-<attempt>.lock}, taken before any of its files exist and released once they
+ * are gone (or, if opening the database failed, left to the next scan). Whenever an attempt
+ * starts, it first deletes the files of every attempt under the same root whose lock nobody
+ * holds: the operating system drops a process's locks when the process ends, however it ends.
+ * A dead attempt's files are deleted while holding its lock, so two scans never race on them.
  *
- * <p>Within this process, lock files are tracked in {@link #HELD} and never opened a second time:
- * with POSIX locks, closing any channel to a file drops every lock the process holds on it.
+ * <p>Within this process, lock files are tracked in {@link #HELD} by file identity (device and
+ * inode where the file system has them, so two spellings of one directory are one file) and
+ * never opened a second time: with POSIX locks, closing any channel to a file drops every lock
+ * the process holds on it. Opening and checking happen under the class's monitor; deleting does
+ * not, so a large deletion holds up no other attempt.
  */
 final class AttemptLock implements AutoCloseable {
 
@@ -49,15 +55,18 @@ final class AttemptLock implements AutoCloseable {
     /** An attempt's directory or one of its siblings; group 1 is the attempt's directory name. */
     private static final Pattern ATTEMPT_FILE =
             Pattern.compile("(subtask-\\d+-[A-Za-z0-9_-]+)(\\.(?:chk|restore|snapshot)-\\d+|\\.lock)?");
-    /** Lock files this process holds. */
-    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+    /** Identities of the lock files this process holds, as {@link #identity} gives them. */
+    private static final Set<Object> HELD = new HashSet<>();
 
     private final Path file;
+    private final Object identity;
     private final FileChannel channel;
     private final FileLock lock;
+    private boolean closed;
 
-    private AttemptLock(Path file, FileChannel channel, FileLock lock) {
+    private AttemptLock(Path file, Object identity, FileChannel channel, FileLock lock) {
         this.file = file;
+        this.identity = identity;
         this.channel = channel;
         this.lock = lock;
     }
@@ -72,38 +81,44 @@ final class AttemptLock implements AutoCloseable {
      * @throws IOException if the lock cannot be taken, naming the file; also if another holder
      *     has it, which two attempts with the same name would mean
      */
-    static synchronized AttemptLock acquire(Path root, Path directory) throws IOException {
-        deleteAbandoned(root);
+    static AttemptLock acquire(Path root, Path directory) throws IOException {
+        for (Abandoned abandoned : claimAbandoned(root)) {
+            abandoned.delete();
+        }
         Path file = lockFileOf(directory);
         Files.createDirectories(directory.getParent());
-        if (!HELD.add(file)) {
-            throw new IOException("the local RocksDB directory " + directory + " is already in use in this process");
-        }
-        FileChannel channel = null;
-        try {
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = channel.tryLock();
-            if (lock == null) {
-                throw new IOException("the local RocksDB directory " + directory + " is in use by another process ("
-                        + file + " is locked)");
+        synchronized (AttemptLock.class) {
+            if (Files.exists(file) && HELD.contains(identity(file))) {
+                throw new IOException("the local RocksDB directory " + directory + " is already in use in this process");
             }
-            return new AttemptLock(file, channel, lock);
-        } catch (IOException | RuntimeException e) {
-            if (channel != null) {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                FileLock lock = channel.tryLock();
+                if (lock == null) {
+                    throw new IOException("the local RocksDB directory " + directory
+                            + " is in use by another process (" + file + " is locked)");
+                }
+                Object identity = identity(file);
+                HELD.add(identity);
+                return new AttemptLock(file, identity, channel, lock);
+            } catch (IOException | RuntimeException e) {
                 channel.close();
+                throw e;
             }
-            HELD.remove(file);
-            throw e;
         }
     }
 
     /**
      * Releases the lock and deletes its file. Call after the attempt's files are deleted: from
-     * then on, any files of the attempt still there count as abandoned.
+     * then on, any files of the attempt still there count as abandoned. Closing twice does nothing.
      */
     @Override
     public void close() throws IOException {
         synchronized (AttemptLock.class) {
+            if (closed) {
+                return;
+            }
+            closed = true;
             try {
                 Files.deleteIfExists(file);
             } finally {
@@ -111,7 +126,7 @@ final class AttemptLock implements AutoCloseable {
                     lock.release();
                 } finally {
                     channel.close();
-                    HELD.remove(file);
+                    HELD.remove(identity);
                 }
             }
         }
@@ -121,25 +136,48 @@ final class AttemptLock implements AutoCloseable {
         return directory.resolveSibling(directory.getFileName() + SUFFIX);
     }
 
-    private static void deleteAbandoned(Path root) {
-        if (!Files.isDirectory(root)) {
-            return;
-        }
-        try (DirectoryStream<Path> jobs = Files.newDirectoryStream(root, Files::isDirectory)) {
-            for (Path job : jobs) {
-                try (DirectoryStream<Path> operators = Files.newDirectoryStream(job, Files::isDirectory)) {
-                    for (Path operator : operators) {
-                        deleteAbandonedIn(operator);
-                    }
-                }
-            }
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("Could not look for RocksDB files that ended processes left in {}: {}", root, e.getMessage());
-        }
+    /**
+     * What identifies a file however its path is spelled: its file key (device and inode), or
+     * its absolute, normalized path on a file system without file keys.
+     *
+     * @throws NoSuchFileException if there is no such file
+     */
+    private static Object identity(Path file) throws IOException {
+        Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        return key != null ? key : file.toAbsolutePath().normalize();
     }
 
-    /** Deletes the files of each attempt in {@code operator} whose lock nobody holds. */
-    private static void deleteAbandonedIn(Path operator) throws IOException {
+    /** Takes the lock of every attempt under {@code root} whose lock nobody holds. */
+    private static List<Abandoned> claimAbandoned(Path root) {
+        List<Abandoned> claimed = new ArrayList<>();
+        if (!Files.isDirectory(root)) {
+            return claimed;
+        }
+        for (Path job : subdirectories(root)) {
+            for (Path operator : subdirectories(job)) {
+                try {
+                    claimAbandonedIn(operator, claimed);
+                } catch (IOException | DirectoryIteratorException e) {
+                    LOG.warn("Could not look for RocksDB files that ended processes left in {}: {}", operator,
+                            e.getMessage());
+                }
+            }
+        }
+        return claimed;
+    }
+
+    /** The directories in {@code parent}; none, with a warning, if it cannot be listed. */
+    private static List<Path> subdirectories(Path parent) {
+        List<Path> directories = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent, Files::isDirectory)) {
+            entries.forEach(directories::add);
+        } catch (IOException | DirectoryIteratorException e) {
+            LOG.warn("Could not look for RocksDB files that ended processes left in {}: {}", parent, e.getMessage());
+        }
+        return directories;
+    }
+
+    private static void claimAbandonedIn(Path operator, List<Abandoned> claimed) throws IOException {
         Map<String, List<Path>> attempts = new TreeMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(operator)) {
             for (Path entry : entries) {
@@ -153,30 +191,63 @@ final class AttemptLock implements AutoCloseable {
         }
         for (Map.Entry<String, List<Path>> attempt : attempts.entrySet()) {
             Path file = operator.resolve(attempt.getKey() + SUFFIX);
-            if (HELD.contains(file)) {
-                continue;
+            try {
+                Abandoned abandoned = claim(file, operator, attempt.getValue());
+                if (abandoned != null) {
+                    claimed.add(abandoned);
+                }
+            } catch (IOException e) {
+                LOG.warn("Could not check whether attempt {} in {} has ended: {}", attempt.getKey(), operator,
+                        e.getMessage());
             }
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-                FileLock lock;
-                try {
-                    lock = channel.tryLock();
-                } catch (OverlappingFileLockException e) {
-                    continue; // held by this process after all
-                }
-                if (lock == null) {
-                    continue; // a live process holds it
-                }
+        }
+    }
+
+    /** Locks {@code file} if this process does not hold it and no other does; else returns null. */
+    private static Abandoned claim(Path file, Path operator, List<Path> paths) throws IOException {
+        synchronized (AttemptLock.class) {
+            if (Files.exists(file) && HELD.contains(identity(file))) {
+                return null; // an attempt of this process, or claimed by another scan of it
+            }
+            // No other thread of this process opens the file meanwhile: every open is under this monitor.
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                // This process holds it under an identity HELD does not know. Closing the channel
+                // would drop that lock, so it is left open.
+                LOG.warn("{} is locked by this process, but not known as held; left alone", file);
+                return null;
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+            if (lock == null) {
+                channel.close(); // this process holds no lock on it, so closing drops none
+                return null; // a live process holds it
+            }
+            Object identity = identity(file);
+            HELD.add(identity);
+            return new Abandoned(operator, paths, new AttemptLock(file, identity, channel, lock));
+        }
+    }
+
+    /** An ended attempt's files, and its lock, held until they are deleted. */
+    private record Abandoned(Path operator, List<Path> paths, AttemptLock lock) {
+
+        void delete() {
+            try (lock) {
                 long bytes = 0;
-                for (Path path : attempt.getValue()) {
+                for (Path path : paths) {
                     bytes += deleteRecursively(path);
                 }
-                Files.deleteIfExists(file);
-                List<String> names = attempt.getValue().stream().map(p -> p.getFileName().toString()).sorted().toList();
+                List<String> names = paths.stream().map(p -> p.getFileName().toString()).sorted().toList();
                 LOG.info("Deleted {} bytes of RocksDB files that an ended process left behind: {} in {}",
                         String.format(Locale.ROOT, "%,d", bytes), names, operator);
             } catch (IOException e) {
-                LOG.warn("Could not delete the RocksDB files of ended attempt {} in {}: {}", attempt.getKey(), operator,
-                        e.getMessage());
+                LOG.warn("Could not delete the RocksDB files {} that an ended process left in {}: {}", paths,
+                        operator, e.getMessage());
             }
         }
     }

@@ -5,6 +5,7 @@ import dev.onceflow.runtime.state.StateBackend;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
  * Keyed state in an embedded RocksDB per operator subtask, on local disk: state may be larger than
@@ -16,7 +17,8 @@ import java.nio.file.Path;
  * starts from them in a new directory. It defaults to the system property {@value #DIR_PROPERTY},
  * else {@code onceflow-rocksdb} under {@code java.io.tmpdir}. A process that dies without closing
  * its backends leaves their files there; the next backend opened on the same directory, by any
- * job, deletes them (see {@link AttemptLock}).
+ * job, deletes them (see {@link AttemptLock}). RocksDB's native library is copied there too,
+ * for as long as it takes to load it (see {@link NativeLibrary}).
  *
  * <p><b>Incremental checkpoints</b> (the default; system property {@value #INCREMENTAL_PROPERTY})
  * upload only the SST files the previous completed checkpoint did not have, into the job's
@@ -30,6 +32,8 @@ public final class RocksDBStateBackend implements StateBackend {
     public static final String DIR_PROPERTY = "onceflow.state.rocksdb.dir";
     /** System property {@value}: {@code false} turns incremental checkpoints off. */
     public static final String INCREMENTAL_PROPERTY = "onceflow.state.rocksdb.incremental";
+
+    private static final Pattern ATTEMPT_ID = Pattern.compile("[A-Za-z0-9_-]+");
 
     private final Path localDirectory;
     private final boolean incremental;
@@ -74,8 +78,15 @@ public final class RocksDBStateBackend implements StateBackend {
     @Override
     public <K> KeyedStateBackend<K> createKeyedStateBackend(Scope scope, SimpleVersionedSerializer<K> keySerializer)
             throws IOException {
+        // The attempt id becomes part of file names that AttemptLock matches: it must not nest,
+        // escape, or look like another attempt's sibling (".chk-3").
+        if (!ATTEMPT_ID.matcher(scope.attemptId()).matches()) {
+            throw new IllegalArgumentException("an attempt id must be letters, digits, '_' and '-', not \""
+                    + scope.attemptId() + "\"");
+        }
         Path directory = localDirectory.resolve(safe(scope.jobName())).resolve(safe(scope.operatorUid()))
                 .resolve("subtask-" + scope.subtask() + "-" + scope.attemptId());
+        NativeLibrary.load(localDirectory);
         AttemptLock lock = AttemptLock.acquire(localDirectory, directory);
         try {
             return RocksDBKeyedStateBackend.open(directory, lock, keySerializer, scope.maxParallelism(),

@@ -1,6 +1,7 @@
 package dev.onceflow.state.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.StateBackend;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The local files of an attempt whose process ended without closing its backend (killed, out of
  * memory) are deleted by the next backend opened on the same directory; those of attempts still
- * open, in this process or another, are not.
+ * open, in this process or another, are not. A killed process leaves no copy of RocksDB's native
+ * library either.
  */
 @Timeout(120)
 class AttemptLockTest {
@@ -35,7 +37,11 @@ class AttemptLockTest {
     Path local;
 
     private KeyedStateBackend<String> open(String job, String attempt) throws IOException {
-        return new RocksDBStateBackend(local).createKeyedStateBackend(
+        return open(local, job, attempt);
+    }
+
+    private static KeyedStateBackend<String> open(Path root, String job, String attempt) throws IOException {
+        return new RocksDBStateBackend(root).createKeyedStateBackend(
                 new StateBackend.Scope(job, "count", 0, 1, 128, attempt), Serializers.STRING);
     }
 
@@ -69,21 +75,37 @@ class AttemptLockTest {
     }
 
     @Test
-    void filesOfAnAttemptStillOpenInThisProcessAreKept() throws Exception {
+    void filesOfAnAttemptStillOpenInThisProcessAreKept(@TempDir Path elsewhere) throws Exception {
         Path operator = local.resolve("job").resolve("count");
-        try (KeyedStateBackend<String> first = open("job", "first")) {
+        // The same root spelled two other ways: through a symbolic link, and with "..".
+        Path link = Files.createSymbolicLink(elsewhere.resolve("link"), local);
+        Path dotDot = local.resolve("job").resolve("..");
+        try (KeyedStateBackend<String> first = open(local, "job", "first")) {
             first.setCurrentKey("key-1");
             first.state(COUNT).update(41L);
 
-            try (KeyedStateBackend<String> second = open("job", "second")) {
+            try (KeyedStateBackend<String> second = open(link, "job", "second");
+                    KeyedStateBackend<String> third = open(dotDot, "job", "third")) {
                 assertThat(names(operator)).containsExactly("subtask-0-first", "subtask-0-first.lock",
-                        "subtask-0-second", "subtask-0-second.lock");
+                        "subtask-0-second", "subtask-0-second.lock", "subtask-0-third", "subtask-0-third.lock");
+            }
+            // Had opening through another spelling dropped the first attempt's lock (closing any
+            // channel to a file drops the process's locks on it), another process would delete it.
+            Process scanner = startHolder("scanner", Files.createDirectories(local.resolve("child-tmp")));
+            try {
+                assertThat(names(operator)).as("after another process opened beside it").containsExactly(
+                        "subtask-0-first", "subtask-0-first.lock", "subtask-0-scanner", "subtask-0-scanner.lock");
+            } finally {
+                kill(scanner);
             }
 
             ValueState<Long> count = first.state(COUNT);
-            assertThat(count.value()).as("the first attempt's state, after the second opened and closed")
+            assertThat(count.value()).as("the first attempt's state, after the others opened and closed")
                     .isEqualTo(41L);
-            assertThat(names(operator)).containsExactly("subtask-0-first", "subtask-0-first.lock");
+        }
+        try (KeyedStateBackend<String> last = open(local, "job", "last")) {
+            assertThat(names(operator)).as("the killed scanner's files are deleted, the first's by its close")
+                    .containsExactly("subtask-0-last", "subtask-0-last.lock");
         }
         assertThat(names(operator)).isEmpty();
     }
@@ -91,25 +113,9 @@ class AttemptLockTest {
     @Test
     void filesOfAnotherProcessAreKeptWhileItRunsAndDeletedOnceItIsKilled() throws Exception {
         Path operator = local.resolve("job").resolve("count");
-        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), HoldKeyedState.class.getName(), local.toString(), "held")
-                .redirectErrorStream(true).start();
+        Path tmp = Files.createDirectories(local.resolve("child-tmp"));
+        Process holder = startHolder("held", tmp);
         try {
-            BufferedReader output = new BufferedReader(new InputStreamReader(holder.getInputStream(),
-                    StandardCharsets.UTF_8));
-            CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
-                try {
-                    for (String line = output.readLine(); line != null; line = output.readLine()) {
-                        if (line.equals("ready")) {
-                            return line;
-                        }
-                    }
-                    return "exited with " + holder.waitFor();
-                } catch (IOException | InterruptedException e) {
-                    return e.toString();
-                }
-            });
-            assertThat(ready.get(60, TimeUnit.SECONDS)).as("the holding process's state is written").isEqualTo("ready");
             long heldBytes = bytes(operator.resolve("subtask-0-held"));
 
             try (KeyedStateBackend<String> backend = open("job", "beside")) {
@@ -118,18 +124,69 @@ class AttemptLockTest {
                 assertThat(bytes(operator.resolve("subtask-0-held"))).isEqualTo(heldBytes);
             }
 
-            holder.destroyForcibly();
-            assertThat(holder.waitFor(30, TimeUnit.SECONDS)).as("killed").isTrue();
+            kill(holder);
             assertThat(names(operator)).as("left by the killed process").containsExactly("subtask-0-held",
                     "subtask-0-held.lock");
+            // RocksDB's own loading leaves a 15 MB copy of its native library in the temp directory
+            // of every killed process; the backend loads a copy it deleted right after loading it.
+            assertThat(names(tmp)).as("the killed process's temp directory").noneMatch(n -> n.contains("rocksdb"));
+            assertThat(names(local)).as("the local directory's top level").containsExactly("child-tmp", "job");
 
             try (KeyedStateBackend<String> backend = open("job", "after")) {
                 assertThat(names(operator)).as("once the other process is dead")
                         .containsExactly("subtask-0-after", "subtask-0-after.lock");
             }
         } finally {
-            holder.destroyForcibly();
+            kill(holder);
         }
+    }
+
+    @Test
+    void anAttemptIdThatCouldNameAnotherAttemptsFilesIsRefused() {
+        assertThatThrownBy(() -> open("job", "first.chk-3")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("an attempt id must be letters, digits, '_' and '-', not \"first.chk-3\"");
+        assertThat(local).isEmptyDirectory();
+    }
+
+    /**
+     * Starts {@link HoldKeyedState} on {@code local} as attempt {@code attempt}, with {@code tmp}
+     * as its temp directory, and returns once it holds its state.
+     */
+    private Process startHolder(String attempt, Path tmp) throws Exception {
+        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
+                HoldKeyedState.class.getName(), local.toString(), attempt)
+                .redirectErrorStream(true).start();
+        BufferedReader output = new BufferedReader(new InputStreamReader(holder.getInputStream(),
+                StandardCharsets.UTF_8));
+        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
+            StringBuilder lines = new StringBuilder();
+            try {
+                for (String line = output.readLine(); line != null; line = output.readLine()) {
+                    if (line.equals("ready")) {
+                        return line;
+                    }
+                    lines.append(line).append('\n');
+                }
+                return "exited with " + holder.waitFor() + ":\n" + lines;
+            } catch (IOException | InterruptedException e) {
+                return e + ":\n" + lines;
+            }
+        });
+        try {
+            assertThat(ready.get(60, TimeUnit.SECONDS)).as("the holding process's state is written")
+                    .isEqualTo("ready");
+        } catch (Exception | AssertionError e) {
+            kill(holder);
+            throw e;
+        }
+        // Its output is not read further: it prints nothing more than a line or two of logging.
+        return holder;
+    }
+
+    private static void kill(Process process) throws InterruptedException {
+        process.destroyForcibly();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("killed").isTrue();
     }
 
     private static List<String> names(Path directory) throws IOException {
