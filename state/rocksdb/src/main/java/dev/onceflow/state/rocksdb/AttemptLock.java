@@ -7,6 +7,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -40,7 +41,11 @@ import org.slf4j.LoggerFactory;
  * are gone (or, if opening the database failed, left to the next scan). Whenever an attempt
  * starts, it first deletes the files of every attempt under the same root whose lock nobody
  * holds: the operating system drops a process's locks when the process ends, however it ends.
- * A dead attempt's files are deleted while holding its lock, so two scans never race on them.
+ * A dead attempt's files are deleted while holding its lock. A scan that locks a lock file
+ * checks afterwards that the name still leads to the file it opened: a scan that finished first
+ * may have deleted it, and then the lock is worth nothing. (That check compares file keys read
+ * before the open and after the lock; it could be fooled only if an attempt with the same name
+ * started in between, which unique attempt ids rule out.)
  *
  * <p>Within this process, lock files are tracked in {@link #HELD} by file identity (device and
  * inode where the file system has them, so two spellings of one directory are one file) and
@@ -83,13 +88,19 @@ final class AttemptLock implements AutoCloseable {
      */
     static AttemptLock acquire(Path root, Path directory) throws IOException {
         for (Abandoned abandoned : claimAbandoned(root)) {
-            abandoned.delete();
+            try {
+                abandoned.delete();
+            } catch (RuntimeException e) {
+                LOG.warn("Could not delete the RocksDB files {} that an ended process left in {}", abandoned.paths(),
+                        abandoned.operator(), e);
+            }
         }
         Path file = lockFileOf(directory);
         Files.createDirectories(directory.getParent());
         synchronized (AttemptLock.class) {
             if (Files.exists(file) && HELD.contains(identity(file))) {
-                throw new IOException("the local RocksDB directory " + directory + " is already in use in this process");
+                throw new IOException("the local RocksDB directory " + directory
+                        + " is already in use in this process");
             }
             FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             try {
@@ -101,6 +112,11 @@ final class AttemptLock implements AutoCloseable {
                 Object identity = identity(file);
                 HELD.add(identity);
                 return new AttemptLock(file, identity, channel, lock);
+            } catch (OverlappingFileLockException e) {
+                // This process holds it under an identity HELD does not know: closing the channel
+                // would drop that lock, so it is left open.
+                throw new IOException("the local RocksDB directory " + directory + " is already in use in this process",
+                        e);
             } catch (IOException | RuntimeException e) {
                 channel.close();
                 throw e;
@@ -157,6 +173,8 @@ final class AttemptLock implements AutoCloseable {
             for (Path operator : subdirectories(job)) {
                 try {
                     claimAbandonedIn(operator, claimed);
+                } catch (NoSuchFileException e) {
+                    // deleted meanwhile
                 } catch (IOException | DirectoryIteratorException e) {
                     LOG.warn("Could not look for RocksDB files that ended processes left in {}: {}", operator,
                             e.getMessage());
@@ -166,11 +184,17 @@ final class AttemptLock implements AutoCloseable {
         return claimed;
     }
 
-    /** The directories in {@code parent}; none, with a warning, if it cannot be listed. */
+    /**
+     * The directories in {@code parent}, but not those whose name starts with a dot (no job or
+     * operator directory does); none, with a warning, if it cannot be listed.
+     */
     private static List<Path> subdirectories(Path parent) {
         List<Path> directories = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent,
+                p -> !p.getFileName().toString().startsWith(".") && Files.isDirectory(p))) {
             entries.forEach(directories::add);
+        } catch (NoSuchFileException e) {
+            // deleted meanwhile: nothing left to look at
         } catch (IOException | DirectoryIteratorException e) {
             LOG.warn("Could not look for RocksDB files that ended processes left in {}: {}", parent, e.getMessage());
         }
@@ -203,14 +227,27 @@ final class AttemptLock implements AutoCloseable {
         }
     }
 
-    /** Locks {@code file} if this process does not hold it and no other does; else returns null. */
+    /**
+     * Locks {@code file} if this process does not hold it, no other does, and it is still the
+     * attempt's lock file once locked; else returns null.
+     */
     private static Abandoned claim(Path file, Path operator, List<Path> paths) throws IOException {
         synchronized (AttemptLock.class) {
-            if (Files.exists(file) && HELD.contains(identity(file))) {
+            Object before = identityOrNull(file);
+            if (before != null && HELD.contains(before)) {
                 return null; // an attempt of this process, or claimed by another scan of it
             }
-            // No other thread of this process opens the file meanwhile: every open is under this monitor.
-            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            // No other thread of this process opens the file meanwhile: every open is under this
+            // monitor. Without a lock file (its attempt failed to open, or a scan failed to delete
+            // its files), one is made, and only if nobody made it first.
+            FileChannel channel;
+            try {
+                channel = before == null
+                        ? FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+                        : FileChannel.open(file, StandardOpenOption.WRITE);
+            } catch (FileAlreadyExistsException | NoSuchFileException e) {
+                return null; // another scan is at it; the next scan looks again
+            }
             FileLock lock;
             try {
                 lock = channel.tryLock();
@@ -223,13 +260,28 @@ final class AttemptLock implements AutoCloseable {
                 channel.close();
                 throw e;
             }
-            if (lock == null) {
-                channel.close(); // this process holds no lock on it, so closing drops none
-                return null; // a live process holds it
+            // This process held no lock on the file before, so closing the channel drops none.
+            try {
+                Object after = lock == null ? null : identityOrNull(file);
+                if (after == null || (before != null && !before.equals(after))) {
+                    // Nobody's lock file any more: a scan that finished first deleted it.
+                    channel.close();
+                    return null;
+                }
+                HELD.add(after);
+                return new Abandoned(operator, paths, new AttemptLock(file, after, channel, lock));
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
             }
-            Object identity = identity(file);
-            HELD.add(identity);
-            return new Abandoned(operator, paths, new AttemptLock(file, identity, channel, lock));
+        }
+    }
+
+    private static Object identityOrNull(Path file) throws IOException {
+        try {
+            return identity(file);
+        } catch (NoSuchFileException e) {
+            return null;
         }
     }
 

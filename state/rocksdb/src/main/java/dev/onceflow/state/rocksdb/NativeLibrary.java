@@ -16,13 +16,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Loads RocksDB's native library without leaving a copy of it behind when the process is killed.
  *
- * <p>{@link RocksDB#loadLibrary()} copies the library (about 15 MB) out of its jar into a new file
- * in {@code java.io.tmpdir} on every start and deletes it only at a normal JVM exit: every killed
- * process left one copy, on many systems in a {@code /tmp} held in memory. Here the copy goes into
- * a new directory under the backend's local directory, and is deleted as soon as it is loaded: on
- * Linux a loaded library stays mapped after its file is gone. A copy is left only by a process
- * killed in the fraction of a second between writing and loading it; the next load deletes such
- * copies once they are an hour old.
+ * <p>Unless the library is on {@code java.library.path}, {@link RocksDB#loadLibrary()} copies it
+ * (about 15 MB) out of its jar into a new file in {@code java.io.tmpdir} (or
+ * {@code ROCKSDB_SHAREDLIB_DIR}) on every start and deletes it only at a normal JVM exit: every
+ * killed process left one copy, on many systems in a {@code /tmp} held in memory. Here the copy
+ * goes into a new directory under the backend's local directory, and is deleted as soon as it is
+ * loaded: on Linux (the only platform whose RocksDB jar this project ships) a loaded library stays
+ * mapped after its file is gone. A copy is left only by a process killed in the fraction of a
+ * second between writing and loading it; every backend opened later deletes such copies once they
+ * are an hour old. A library on {@code java.library.path} and a {@code ROCKSDB_SHAREDLIB_DIR} the
+ * user set are honored as by RocksDB's own loading.
  */
 final class NativeLibrary {
 
@@ -41,11 +44,19 @@ final class NativeLibrary {
      * Loads the library once per JVM, copying it under {@code root}. If that fails (no room, a
      * directory mounted {@code noexec}), falls back to RocksDB's own loading, with a warning.
      *
-     * <p>Call before any other RocksDB class is used: each of them loads the library the
-     * RocksDB way when it is initialized.
+     * <p>Call before the backend uses any other RocksDB class: many of them (and
+     * {@link RocksDBKeyedStateBackend}) load the library the RocksDB way when initialized.
      */
     static synchronized void load(Path root) {
+        if (Files.isDirectory(root)) {
+            deleteAbandonedCopies(root);
+        }
         if (loaded) {
+            return;
+        }
+        loaded = true;
+        if (System.getenv("ROCKSDB_SHAREDLIB_DIR") != null || onLibraryPath()) {
+            RocksDB.loadLibrary();
             return;
         }
         String resource = Environment.getJniLibraryFileName("rocksdb");
@@ -55,7 +66,6 @@ final class NativeLibrary {
                 throw new IOException("the RocksDB jar on the class path has no " + resource);
             }
             Files.createDirectories(root);
-            deleteAbandonedCopies(root);
             copyDirectory = Files.createTempDirectory(root, COPY_PREFIX);
             // The name RocksDB.loadLibrary(paths) looks for in each path (in this version
             // "librocksdbjnijni-linux64.so": it adds "jni" to "rocksdbjni" once more).
@@ -71,7 +81,20 @@ final class NativeLibrary {
                 deleteCopy(copyDirectory);
             }
         }
-        loaded = true;
+    }
+
+    /** Whether the library loads from {@code java.library.path}, as RocksDB's loading tries first. */
+    private static boolean onLibraryPath() {
+        String rocksdb = "rocksdb";
+        for (String name : List.of(Environment.getSharedLibraryName(rocksdb), Environment.getJniLibraryName(rocksdb))) {
+            try {
+                System.loadLibrary(name);
+                return true;
+            } catch (UnsatisfiedLinkError e) {
+                // not there: try the next name, then the copy
+            }
+        }
+        return false;
     }
 
     private static void deleteAbandonedCopies(Path root) {

@@ -159,6 +159,7 @@ class AttemptLockTest {
                 .redirectErrorStream(true).start();
         BufferedReader output = new BufferedReader(new InputStreamReader(holder.getInputStream(),
                 StandardCharsets.UTF_8));
+        // A thread of its own: the common pool may have a single thread on 2 cores.
         CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
             StringBuilder lines = new StringBuilder();
             try {
@@ -172,6 +173,10 @@ class AttemptLockTest {
             } catch (IOException | InterruptedException e) {
                 return e + ":\n" + lines;
             }
+        }, task -> {
+            Thread reader = new Thread(task, "holder-output");
+            reader.setDaemon(true);
+            reader.start();
         });
         try {
             assertThat(ready.get(60, TimeUnit.SECONDS)).as("the holding process's state is written")
