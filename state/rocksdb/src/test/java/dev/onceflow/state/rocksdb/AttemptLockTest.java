@@ -14,8 +14,12 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -106,6 +110,50 @@ class AttemptLockTest {
         try (KeyedStateBackend<String> last = open(local, "job", "last")) {
             assertThat(names(operator)).as("the killed scanner's files are deleted, the first's by its close")
                     .containsExactly("subtask-0-last", "subtask-0-last.lock");
+        }
+        assertThat(names(operator)).isEmpty();
+    }
+
+    @Test
+    void attemptsOpeningAndClosingOnManyThreadsKeepEachOthersFilesAndDeleteOnlyTheDead() throws Exception {
+        Path operator = Files.createDirectories(local.resolve("job").resolve("count"));
+        int threads = 4;
+        int rounds = 10;
+        try (KeyedStateBackend<String> keeper = open("job", "keeper")) {
+            keeper.setCurrentKey("key-1");
+            keeper.state(COUNT).update(7L);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<Long>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    results.add(pool.submit(() -> {
+                        long written = 0;
+                        for (int round = 0; round < rounds; round++) {
+                            // What a dead process left, for some other thread's scan to delete.
+                            Files.createDirectories(operator.resolve("subtask-0-dead" + thread + "x" + round));
+                            try (KeyedStateBackend<String> backend = open("job", "t" + thread + "x" + round)) {
+                                backend.setCurrentKey("key-" + round);
+                                backend.state(COUNT).update((long) round);
+                                written += backend.state(COUNT).value();
+                            }
+                        }
+                        return written;
+                    }));
+                }
+                for (Future<Long> result : results) {
+                    assertThat(result.get(100, TimeUnit.SECONDS)).as("each attempt reads what it wrote")
+                            .isEqualTo((long) rounds * (rounds - 1) / 2);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(keeper.state(COUNT).value()).as("the attempt open all along").isEqualTo(7L);
+            // The last dead attempt of each thread may have been made after the last scan.
+            try (KeyedStateBackend<String> last = open("job", "last")) {
+                assertThat(names(operator)).containsExactly("subtask-0-keeper", "subtask-0-keeper.lock",
+                        "subtask-0-last", "subtask-0-last.lock");
+            }
         }
         assertThat(names(operator)).isEmpty();
     }
