@@ -2,22 +2,32 @@ package dev.onceflow.conformance;
 
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The job under test in a child JVM (the onceflow CLI with the test's classpath, so the connector
  * under test is on it), so that every crash is a real process death: SIGKILL from the suite, or
  * {@code Runtime.halt} at an armed fault point. The child JVMs share an archive of the classes
  * they load, to start faster ({@link ClassDataSharing}).
+ *
+ * <p>Each child gets a temp directory of its own ({@code java.io.tmpdir}), deleted once it has
+ * exited: a killed JVM deletes nothing it put there, and the suite kills many. Flink's
+ * MiniCluster alone leaves a 24 MB copy of its RPC jar and some directories per start, which came
+ * to about 2 GB in {@code /tmp} per CI run of the suite on Flink.
  */
 public final class JobProcess {
 
     private final Process process;
+    /** The child's {@code java.io.tmpdir}. */
+    private final Path tempDirectory;
     /**
      * Every job started and not yet seen to end, so that a case failing half-way (an assertion
      * while its job still runs) does not leave that job running into the next case, retrying
@@ -30,12 +40,32 @@ public final class JobProcess {
     private final long logStart;
     private final long startNanos = System.nanoTime();
 
-    private JobProcess(Process process, Path log, long logStart) {
+    private JobProcess(Process process, Path tempDirectory, Path log, long logStart) {
         this.process = process;
+        this.tempDirectory = tempDirectory;
         this.log = log;
         this.logStart = logStart;
         RUNNING.add(process);
-        process.onExit().thenRun(() -> RUNNING.remove(process));
+        process.onExit().thenRun(() -> {
+            deleteTempDirectory(tempDirectory);
+            RUNNING.remove(process);
+        });
+    }
+
+    /** Deletes a child's temp directory; what cannot be deleted stays, with a line on stderr. */
+    private static void deleteTempDirectory(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("could not delete the temp directory " + directory + " of a job process: " + e);
+        }
+    }
+
+    /** The child's {@code java.io.tmpdir}, deleted once the child has exited. */
+    Path tempDirectory() {
+        return tempDirectory;
     }
 
     /** SIGKILLs every job still running and waits until they are gone; returns how many there were. */
@@ -90,6 +120,8 @@ public final class JobProcess {
         if (faults.delayAt() != null) {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
         }
+        Path tempDirectory = Files.createTempDirectory("onceflow-job-tmp-");
+        command.add("-Djava.io.tmpdir=" + tempDirectory);
         command.add("-cp");
         command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());
         command.add(target.mainClass());
@@ -111,12 +143,13 @@ public final class JobProcess {
             if (sharingOptions.writesArchive()) {
                 sharing.notStarted(target);
             }
+            deleteTempDirectory(tempDirectory);
             throw e;
         }
         if (sharingOptions.writesArchive()) {
             sharing.started(target, process);
         }
-        return new JobProcess(process, log, logStart);
+        return new JobProcess(process, tempDirectory, log, logStart);
     }
 
     /**

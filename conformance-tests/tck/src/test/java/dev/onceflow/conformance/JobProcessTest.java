@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The job processes a case starts are stopped when the case ends, whatever state it ended in, and
- * start from an archive of their classes once one fault-free run has written it.
+ * leave no temp files; they start from an archive of their classes once one fault-free run has
+ * written it.
  */
 class JobProcessTest {
 
@@ -32,9 +33,16 @@ class JobProcessTest {
         second.kill(); // ended before the case did: nothing left to kill
 
         assertThat(first.isAlive()).as("log:%n%s", Files.exists(log) ? first.tail() : "").isTrue();
+        assertThat(first.tempDirectory()).as("a running job's temp directory").isDirectory();
         assertThat(JobProcess.killAll()).isEqualTo(1);
         assertThat(first.isAlive()).isFalse();
         assertThat(JobProcess.killAll()).isZero();
+        // A killed JVM deletes nothing in its temp directory; the suite deletes the directory.
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(first.tempDirectory()).as("the killed job's temp directory").doesNotExist();
+            assertThat(second.tempDirectory()).as("the other killed job's temp directory").doesNotExist();
+        });
+        assertThat(first.tempDirectory()).isNotEqualTo(second.tempDirectory());
     }
 
     @Test
