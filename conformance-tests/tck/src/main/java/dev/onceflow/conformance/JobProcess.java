@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 public final class JobProcess {
 
     private final Process process;
+    private final List<String> command;
     /** The child's {@code java.io.tmpdir}. */
     private final Path tempDirectory;
     /**
@@ -40,8 +41,9 @@ public final class JobProcess {
     private final long logStart;
     private final long startNanos = System.nanoTime();
 
-    private JobProcess(Process process, Path tempDirectory, Path log, long logStart) {
+    private JobProcess(Process process, List<String> command, Path tempDirectory, Path log, long logStart) {
         this.process = process;
+        this.command = List.copyOf(command);
         this.tempDirectory = tempDirectory;
         this.log = log;
         this.logStart = logStart;
@@ -66,6 +68,14 @@ public final class JobProcess {
     /** The child's {@code java.io.tmpdir}, deleted once the child has exited. */
     Path tempDirectory() {
         return tempDirectory;
+    }
+
+    /**
+     * The command the child was started with. (The JDK's {@code ProcessHandle.Info.arguments()}
+     * tells nothing here on Linux: the class path makes the command line longer than it reads.)
+     */
+    List<String> command() {
+        return command;
     }
 
     /** SIGKILLs every job still running and waits until they are gone; returns how many there were. */
@@ -149,7 +159,7 @@ public final class JobProcess {
         if (sharingOptions.writesArchive()) {
             sharing.started(target, process);
         }
-        return new JobProcess(process, tempDirectory, log, logStart);
+        return new JobProcess(process, command, tempDirectory, log, logStart);
     }
 
     /**

@@ -34,6 +34,8 @@ class JobProcessTest {
 
         assertThat(first.isAlive()).as("log:%n%s", Files.exists(log) ? first.tail() : "").isTrue();
         assertThat(first.tempDirectory()).as("a running job's temp directory").isDirectory();
+        assertThat(first.command()).as("the running job's command")
+                .contains("-Djava.io.tmpdir=" + first.tempDirectory());
         assertThat(JobProcess.killAll()).isEqualTo(1);
         assertThat(first.isAlive()).isFalse();
         assertThat(JobProcess.killAll()).isZero();
