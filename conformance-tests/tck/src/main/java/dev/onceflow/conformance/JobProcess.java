@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * <p>Each child gets a temp directory of its own ({@code java.io.tmpdir}), deleted once it has
  * exited: a killed JVM deletes nothing it put there, and the suite kills many. Flink's
  * MiniCluster alone leaves a 24 MB copy of its RPC jar and some directories per start, which came
- * to about 2 GB in {@code /tmp} per CI run of the suite on Flink.
+ * to about 2 GB in {@code /tmp} per CI run of the suite on Flink. When the suite's JVM exits, a
+ * hook kills the jobs still running and deletes the last directories before the JVM is gone.
  */
 public final class JobProcess {
 
@@ -35,11 +36,19 @@ public final class JobProcess {
      * against a system the suite has moved on from.
      */
     private static final java.util.Set<Process> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Jobs whose exit handler has not yet deleted their temp directory. */
+    private static final java.util.Set<JobProcess> UNCLEANED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(JobProcess::cleanUpAtExit, "onceflow-job-process-cleanup"));
+    }
 
     private final Path log;
     /** Where this process's output starts in {@link #log}, which every run of a case appends to. */
     private final long logStart;
     private final long startNanos = System.nanoTime();
+    /** Completes once the child has exited and its temp directory is deleted. */
+    private final java.util.concurrent.CompletableFuture<Void> cleanedUp;
 
     private JobProcess(Process process, List<String> command, Path tempDirectory, Path log, long logStart) {
         this.process = process;
@@ -48,10 +57,35 @@ public final class JobProcess {
         this.log = log;
         this.logStart = logStart;
         RUNNING.add(process);
-        process.onExit().thenRun(() -> {
+        UNCLEANED.add(this);
+        cleanedUp = process.onExit().thenRun(() -> {
             deleteTempDirectory(tempDirectory);
             RUNNING.remove(process);
+            UNCLEANED.remove(this);
         });
+    }
+
+    /**
+     * Runs when this JVM exits: kills the children still running (they would go on against servers
+     * the suite is shutting down) and waits until their temp directories are deleted. Exit handlers
+     * run on daemon threads, which the JVM would otherwise stop half-way through the last child's.
+     */
+    static void cleanUpAtExit() {
+        List<JobProcess> jobs = List.copyOf(UNCLEANED);
+        for (JobProcess job : jobs) {
+            job.process.destroyForcibly();
+        }
+        for (JobProcess job : jobs) {
+            try {
+                job.cleanedUp.get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                System.err.println("onceflow conformance: the temp directory " + job.tempDirectory
+                        + " of a job process may be left behind: " + e);
+            }
+        }
     }
 
     /** Deletes a child's temp directory; what cannot be deleted stays, with a line on stderr. */

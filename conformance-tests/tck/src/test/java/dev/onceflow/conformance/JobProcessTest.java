@@ -48,6 +48,30 @@ class JobProcessTest {
     }
 
     @Test
+    void atExitEveryJobIsKilledAndItsTempDirectoryDeletedBeforeTheHookReturns(@TempDir Path work) throws Exception {
+        JobSpec spec = JobSpec.of("datagen", Map.of("rows", 1_000_000, "keys", 3), "filesystem",
+                Map.of("path", work.resolve("out").toString()), 100, work);
+        Path jobFile = spec.write(work.resolve("job.yaml"));
+        Path log = work.resolve("job.log");
+        JobProcess running = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
+        JobProcess ended = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
+        ended.kill();
+        assertThat(running.isAlive()).as("log:%n%s", Files.exists(log) ? running.tail() : "").isTrue();
+        // Enough files that deleting them takes longer than the assertions below.
+        for (int i = 0; i < 5_000; i++) {
+            Files.createFile(running.tempDirectory().resolve("left-" + i));
+        }
+
+        JobProcess.cleanUpAtExit();
+
+        // No waiting here: the JVM exits once its shutdown hooks have returned.
+        assertThat(running.isAlive()).isFalse();
+        assertThat(running.tempDirectory()).as("the running job's temp directory").doesNotExist();
+        assertThat(ended.tempDirectory()).as("the ended job's temp directory").doesNotExist();
+        assertThat(JobProcess.killAll()).isZero();
+    }
+
+    @Test
     void laterRunsLoadTheirClassesFromTheArchiveOfTheFirstFaultFreeRun(@TempDir Path work) throws Exception {
         // -Xshare:on: a child whose archive does not match its JVM or class path fails to start,
         // rather than quietly loading its classes as usual.
