@@ -23,10 +23,7 @@ class JobProcessTest {
 
     @Test
     void killAllStopsEveryJobStillRunningAndForgetsThoseThatEnded(@TempDir Path work) throws Exception {
-        // Effectively endless: a million rows at 100 per second.
-        JobSpec spec = JobSpec.of("datagen", Map.of("rows", 1_000_000, "keys", 3), "filesystem",
-                Map.of("path", work.resolve("out").toString()), 100, work);
-        Path jobFile = spec.write(work.resolve("job.yaml"));
+        Path jobFile = endlessJob(work);
         Path log = work.resolve("job.log");
         JobProcess first = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
         JobProcess second = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
@@ -49,9 +46,7 @@ class JobProcessTest {
 
     @Test
     void atExitEveryJobIsKilledAndItsTempDirectoryDeletedBeforeTheHookReturns(@TempDir Path work) throws Exception {
-        JobSpec spec = JobSpec.of("datagen", Map.of("rows", 1_000_000, "keys", 3), "filesystem",
-                Map.of("path", work.resolve("out").toString()), 100, work);
-        Path jobFile = spec.write(work.resolve("job.yaml"));
+        Path jobFile = endlessJob(work);
         Path log = work.resolve("job.log");
         JobProcess running = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
         JobProcess ended = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
@@ -97,6 +92,13 @@ class JobProcessTest {
         JobProcess second = JobProcess.start(target, job(work, "second"), "latest", JobProcess.Faults.NONE, secondLog);
         assertThat(second.await(2)).as("log:%n%s", second.tail()).isZero();
         assertThat(Files.readString(secondLog, StandardCharsets.UTF_8)).contains(fromArchive);
+    }
+
+    /** A job that runs until killed: a million rows at 100 per second. */
+    private static Path endlessJob(Path work) throws java.io.IOException {
+        JobSpec spec = JobSpec.of("datagen", Map.of("rows", 1_000_000, "keys", 3), "filesystem",
+                Map.of("path", work.resolve("out").toString()), 100, work);
+        return spec.write(work.resolve("job.yaml"));
     }
 
     /** A short bounded job of its own in {@code work/name}. */
