@@ -39,8 +39,16 @@ public final class JobProcess {
     /** Jobs whose exit handler has not yet deleted their temp directory. */
     private static final java.util.Set<JobProcess> UNCLEANED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** Set once this JVM exits: a job started from then on is killed at once. */
+    private static volatile boolean exiting;
+    /** How long the exit hook waits for every job's cleanup, well within Surefire's 30 s for a fork to exit. */
+    private static final java.time.Duration CLEANUP_AT_EXIT = java.time.Duration.ofSeconds(15);
+
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(JobProcess::cleanUpAtExit, "onceflow-job-process-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            exiting = true;
+            killAndAwaitCleanup(CLEANUP_AT_EXIT);
+        }, "onceflow-job-process-cleanup"));
     }
 
     private final Path log;
@@ -56,34 +64,49 @@ public final class JobProcess {
         this.tempDirectory = tempDirectory;
         this.log = log;
         this.logStart = logStart;
+        this.cleanedUp = process.onExit().thenRun(() -> deleteTempDirectory(tempDirectory));
         RUNNING.add(process);
         UNCLEANED.add(this);
-        cleanedUp = process.onExit().thenRun(() -> {
-            deleteTempDirectory(tempDirectory);
+        // Runs at once if the child has already exited and been cleaned up.
+        cleanedUp.whenComplete((ignored, failure) -> {
             RUNNING.remove(process);
             UNCLEANED.remove(this);
         });
+        if (exiting) {
+            process.destroyForcibly();
+        }
     }
 
     /**
-     * Runs when this JVM exits: kills the children still running (they would go on against servers
-     * the suite is shutting down) and waits until their temp directories are deleted. Exit handlers
-     * run on daemon threads, which the JVM would otherwise stop half-way through the last child's.
+     * What the exit hook does: kills the children still running (they would go on against servers
+     * the suite is shutting down) and waits, up to {@code timeout} in all, until their temp
+     * directories are deleted. Exit handlers run on daemon threads, which the JVM would otherwise
+     * stop half-way through the last child's. Jobs started meanwhile are killed too.
      */
-    static void cleanUpAtExit() {
-        List<JobProcess> jobs = List.copyOf(UNCLEANED);
-        for (JobProcess job : jobs) {
-            job.process.destroyForcibly();
-        }
-        for (JobProcess job : jobs) {
-            try {
-                job.cleanedUp.get(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                System.err.println("onceflow conformance: the temp directory " + job.tempDirectory
-                        + " of a job process may be left behind: " + e);
+    static void killAndAwaitCleanup(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!UNCLEANED.isEmpty()) {
+            List<JobProcess> jobs = List.copyOf(UNCLEANED);
+            for (JobProcess job : jobs) {
+                job.process.destroyForcibly();
+            }
+            for (JobProcess job : jobs) {
+                try {
+                    job.cleanedUp.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    System.err.println("onceflow conformance: the temp directory " + job.tempDirectory
+                            + " of a job process may be left behind: " + e.getCause());
+                } catch (java.util.concurrent.TimeoutException e) {
+                    for (JobProcess left : UNCLEANED) {
+                        System.err.println("onceflow conformance: gave up waiting for a job process to end and its "
+                                + "temp directory " + left.tempDirectory + " to be deleted");
+                    }
+                    return;
+                }
+                UNCLEANED.remove(job);
             }
         }
     }
@@ -106,7 +129,8 @@ public final class JobProcess {
 
     /**
      * The command the child was started with. (The JDK's {@code ProcessHandle.Info.arguments()}
-     * tells nothing here on Linux: the class path makes the command line longer than it reads.)
+     * is empty on Linux once the command line is longer than the one page it reads, as the class
+     * path makes it.)
      */
     List<String> command() {
         return command;
@@ -163,6 +187,9 @@ public final class JobProcess {
         }
         if (faults.delayAt() != null) {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
+        }
+        if (exiting) {
+            throw new IllegalStateException("this JVM is exiting: no job process is started any more");
         }
         Path tempDirectory = Files.createTempDirectory("onceflow-job-tmp-");
         command.add("-Djava.io.tmpdir=" + tempDirectory);

@@ -57,9 +57,9 @@ class JobProcessTest {
             Files.createFile(running.tempDirectory().resolve("left-" + i));
         }
 
-        JobProcess.cleanUpAtExit();
+        JobProcess.killAndAwaitCleanup(Duration.ofSeconds(15));
 
-        // No waiting here: the JVM exits once its shutdown hooks have returned.
+        // No waiting here: the JVM exits once its exit hook, which does this, has returned.
         assertThat(running.isAlive()).isFalse();
         assertThat(running.tempDirectory()).as("the running job's temp directory").doesNotExist();
         assertThat(ended.tempDirectory()).as("the ended job's temp directory").doesNotExist();
