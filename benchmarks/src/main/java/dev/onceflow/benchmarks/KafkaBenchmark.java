@@ -489,7 +489,9 @@ public final class KafkaBenchmark {
             }
             double median = BenchmarkArgs.median(entry.getValue());
             long[] lat = latency.get(entry.getKey());
-            line.append(String.format(Locale.ROOT, " %,13.0f %8.3f %,9d %,9d", median, median / baseline,
+            // Without the plain loop in the run there is nothing to divide by.
+            String ratio = Double.isNaN(baseline) ? "-" : String.format(Locale.ROOT, "%.3f", median / baseline);
+            line.append(String.format(Locale.ROOT, " %,13.0f %8s %,9d %,9d", median, ratio,
                     lat == null ? -1 : percentile(lat, 0.5), lat == null ? -1 : percentile(lat, 0.99)));
             out.append(line).append('\n');
         }
