@@ -173,6 +173,9 @@ public final class JobProcess {
     /** Starts the job of {@code jobFile} on {@code target}, resuming from {@code resume} ({@code latest} or a directory). */
     public static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log)
             throws IOException {
+        if (exiting) {
+            throw new IllegalStateException("this JVM is exiting: no job process is started any more");
+        }
         Files.writeString(log, "=== " + target.name() + " run --resume " + resume + " (faults: " + faults + ")\n",
                 StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         List<String> command = new ArrayList<>();
@@ -188,33 +191,35 @@ public final class JobProcess {
         if (faults.delayAt() != null) {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
         }
-        if (exiting) {
-            throw new IllegalStateException("this JVM is exiting: no job process is started any more");
-        }
-        Path tempDirectory = Files.createTempDirectory("onceflow-job-tmp-");
-        command.add("-Djava.io.tmpdir=" + tempDirectory);
-        command.add("-cp");
-        command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());
-        command.add(target.mainClass());
-        command.add("run");
-        command.add(jobFile.toString());
-        command.add("--resume");
-        command.add(resume);
-        command.add("--progress-interval");
-        command.add("0");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.getParent().toFile())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().remove("ONCEFLOW_FAULT");
-        builder.environment().remove("ONCEFLOW_FAULT_DELAY");
-        long logStart = Files.size(log);
+        long logStart;
+        Path tempDirectory = null;
         Process process;
         try {
+            logStart = Files.size(log);
+            tempDirectory = Files.createTempDirectory("onceflow-job-tmp-");
+            command.add("-Djava.io.tmpdir=" + tempDirectory);
+            command.add("-cp");
+            command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());
+            command.add(target.mainClass());
+            command.add("run");
+            command.add(jobFile.toString());
+            command.add("--resume");
+            command.add(resume);
+            command.add("--progress-interval");
+            command.add("0");
+            ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.toAbsolutePath().getParent().toFile())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().remove("ONCEFLOW_FAULT");
+            builder.environment().remove("ONCEFLOW_FAULT_DELAY");
             process = builder.start();
         } catch (IOException | RuntimeException e) {
+            // Nothing started: the archive is left for a later run to write, and nothing is left in /tmp.
             if (sharingOptions.writesArchive()) {
                 sharing.notStarted(target);
             }
-            deleteTempDirectory(tempDirectory);
+            if (tempDirectory != null) {
+                deleteTempDirectory(tempDirectory);
+            }
             throw e;
         }
         if (sharingOptions.writesArchive()) {

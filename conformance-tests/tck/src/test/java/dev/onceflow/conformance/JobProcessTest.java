@@ -1,6 +1,7 @@
 package dev.onceflow.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,6 +65,29 @@ class JobProcessTest {
         assertThat(running.tempDirectory()).as("the running job's temp directory").doesNotExist();
         assertThat(ended.tempDirectory()).as("the ended job's temp directory").doesNotExist();
         assertThat(JobProcess.killAll()).isZero();
+    }
+
+    @Test
+    void aJobThatCannotStartLeavesNoTempDirectory(@TempDir Path work) throws Exception {
+        Path jobFile = endlessJob(work);
+        // The job's working directory is the job file's: a missing one fails the start itself.
+        Path elsewhere = work.resolve("missing").resolve("job.yaml");
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        List<Path> before = jobTempDirectories(tmp);
+
+        assertThatThrownBy(() -> JobProcess.start(elsewhere, "latest", JobProcess.Faults.NONE, work.resolve("job.log")))
+                .isInstanceOf(java.io.IOException.class);
+
+        assertThat(jobTempDirectories(tmp)).as("temp directories of job processes").isSubsetOf(before);
+        assertThat(JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, work.resolve("job.log")).isAlive())
+                .as("a later start").isTrue();
+        assertThat(JobProcess.killAll()).isEqualTo(1);
+    }
+
+    private static List<Path> jobTempDirectories(Path tmp) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> paths = Files.list(tmp)) {
+            return paths.filter(path -> path.getFileName().toString().startsWith("onceflow-job-tmp-")).toList();
+        }
     }
 
     @Test
