@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * exited: a killed JVM deletes nothing it put there, and the suite kills many. Flink's
  * MiniCluster alone leaves a 24 MB copy of its RPC jar and some directories per start, which came
  * to about 2 GB in {@code /tmp} per CI run of the suite on Flink. When the suite's JVM exits, a
- * hook kills the jobs still running and deletes the last directories before the JVM is gone.
+ * hook kills the jobs still running and deletes the last directories before the JVM is gone. If
+ * the suite's JVM is itself killed, no hook runs: the next suite to start a job deletes job temp
+ * directories older than a day.
  */
 public final class JobProcess {
 
@@ -44,11 +46,44 @@ public final class JobProcess {
     /** How long the exit hook waits for every job's cleanup, well within Surefire's 30 s for a fork to exit. */
     private static final java.time.Duration CLEANUP_AT_EXIT = java.time.Duration.ofSeconds(15);
 
+    /** Prefix of every child's temp directory. */
+    static final String TEMP_PREFIX = "onceflow-job-tmp-";
+    /**
+     * Age after which a child's temp directory is taken as left by a suite that was itself killed
+     * (no exit hook ran): no case runs a job for that long.
+     */
+    static final java.time.Duration ABANDONED_AFTER = java.time.Duration.ofDays(1);
+
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             exiting = true;
             killAndAwaitCleanup(CLEANUP_AT_EXIT);
         }, "onceflow-job-process-cleanup"));
+        deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")), java.time.Instant.now().minus(ABANDONED_AFTER));
+    }
+
+    /**
+     * Deletes the job temp directories in {@code tmp} last modified before {@code before}; returns
+     * how many. Best effort: what cannot be read or deleted stays, with a line on stderr.
+     */
+    static int deleteAbandoned(Path tmp, java.time.Instant before) {
+        List<Path> abandoned = new ArrayList<>();
+        try (Stream<Path> paths = Files.list(tmp)) {
+            for (Path path : paths.toList()) {
+                if (path.getFileName().toString().startsWith(TEMP_PREFIX)
+                        && Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        && Files.getLastModifiedTime(path).toInstant().isBefore(before)) {
+                    abandoned.add(path);
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("onceflow conformance: could not look for abandoned job temp directories in " + tmp
+                    + ": " + e);
+        }
+        for (Path directory : abandoned) {
+            deleteTempDirectory(directory);
+        }
+        return abandoned.size();
     }
 
     private final Path log;
@@ -196,7 +231,7 @@ public final class JobProcess {
         Process process;
         try {
             logStart = Files.size(log);
-            tempDirectory = Files.createTempDirectory("onceflow-job-tmp-");
+            tempDirectory = Files.createTempDirectory(TEMP_PREFIX);
             command.add("-Djava.io.tmpdir=" + tempDirectory);
             command.add("-cp");
             command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());

@@ -84,9 +84,28 @@ class JobProcessTest {
         assertThat(JobProcess.killAll()).isEqualTo(1);
     }
 
+    @Test
+    void tempDirectoriesOlderThanADayAreDeletedAsLeftByAKilledSuite(@TempDir Path tmp) throws Exception {
+        java.time.Instant now = java.time.Instant.now();
+        Path abandoned = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + "1"));
+        Files.writeString(Files.createDirectory(abandoned.resolve("flink-dist-cache")).resolve("rpc.jar"), "x");
+        Path recent = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + "2"));
+        Path someoneElses = Files.createDirectory(tmp.resolve("other-tmp-3"));
+        java.nio.file.attribute.FileTime twoDaysAgo = java.nio.file.attribute.FileTime.from(now.minus(Duration.ofDays(2)));
+        Files.setLastModifiedTime(abandoned, twoDaysAgo);
+        Files.setLastModifiedTime(someoneElses, twoDaysAgo);
+        Files.setLastModifiedTime(recent, java.nio.file.attribute.FileTime.from(now.minus(Duration.ofHours(23))));
+
+        assertThat(JobProcess.deleteAbandoned(tmp, now.minus(JobProcess.ABANDONED_AFTER))).isEqualTo(1);
+
+        assertThat(abandoned).doesNotExist();
+        assertThat(recent).isDirectory();
+        assertThat(someoneElses).isDirectory();
+    }
+
     private static List<Path> jobTempDirectories(Path tmp) throws java.io.IOException {
         try (java.util.stream.Stream<Path> paths = Files.list(tmp)) {
-            return paths.filter(path -> path.getFileName().toString().startsWith("onceflow-job-tmp-")).toList();
+            return paths.filter(path -> path.getFileName().toString().startsWith(JobProcess.TEMP_PREFIX)).toList();
         }
     }
 
