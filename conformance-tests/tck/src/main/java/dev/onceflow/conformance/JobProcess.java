@@ -22,9 +22,10 @@ import java.util.stream.Stream;
  * exited: a killed JVM deletes nothing it put there, and the suite kills many. Flink's
  * MiniCluster alone leaves a 24 MB copy of its RPC jar and some directories per start, which came
  * to about 2 GB in {@code /tmp} per CI run of the suite on Flink. When the suite's JVM exits, a
- * hook kills the jobs still running and deletes the last directories before the JVM is gone. If
- * the suite's JVM is itself killed, no hook runs: the next suite to start a job deletes job temp
- * directories older than a day.
+ * hook kills the jobs still running and deletes the last directories before the JVM is gone (it
+ * waits up to 15 s). If the suite's JVM is itself killed, no hook runs: each directory names the
+ * JVM that owns it and its job ({@link ProcessStamp}), and every JVM that loads this class kills
+ * the jobs and deletes the directories of owners no longer running.
  */
 public final class JobProcess {
 
@@ -48,9 +49,13 @@ public final class JobProcess {
 
     /** Prefix of every child's temp directory. */
     static final String TEMP_PREFIX = "onceflow-job-tmp-";
+    /** In a child's temp directory: the test JVM that started the child ({@link ProcessStamp}). */
+    static final String OWNER_FILE = ".onceflow-owner";
+    /** In a child's temp directory: the child itself ({@link ProcessStamp}). */
+    static final String CHILD_FILE = ".onceflow-child";
     /**
-     * Age after which a child's temp directory is taken as left by a suite that was itself killed
-     * (no exit hook ran): no case runs a job for that long.
+     * Age after which a child's temp directory whose owner cannot be read is taken as abandoned: no
+     * case runs a job for that long.
      */
     static final java.time.Duration ABANDONED_AFTER = java.time.Duration.ofDays(1);
 
@@ -59,21 +64,79 @@ public final class JobProcess {
             exiting = true;
             killAndAwaitCleanup(CLEANUP_AT_EXIT);
         }, "onceflow-job-process-cleanup"));
-        deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")), java.time.Instant.now().minus(ABANDONED_AFTER));
+        // Off the first case's path: a killed suite may have left gigabytes.
+        Thread sweep = new Thread(() -> deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")),
+                java.time.Instant.now().minus(ABANDONED_AFTER)), "onceflow-job-tmp-sweep");
+        sweep.setDaemon(true);
+        sweep.start();
     }
 
     /**
-     * Deletes the job temp directories in {@code tmp} last modified before {@code before}; returns
-     * how many. Best effort: what cannot be read or deleted stays, with a line on stderr.
+     * A process as written into a child's temp directory: its pid and start time, so that a pid the
+     * system has since given to another process is not taken for it.
+     */
+    record ProcessStamp(long pid, long startMillis) {
+
+        static ProcessStamp of(ProcessHandle process) {
+            return new ProcessStamp(process.pid(),
+                    process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L));
+        }
+
+        /** Reads a stamp; empty if the file is missing or is not one (it is input: anything may be there). */
+        static java.util.Optional<ProcessStamp> read(Path file) {
+            try {
+                if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.size(file) > 64) {
+                    return java.util.Optional.empty();
+                }
+                String[] fields = Files.readString(file, StandardCharsets.US_ASCII).trim().split(" ");
+                if (fields.length != 2) {
+                    return java.util.Optional.empty();
+                }
+                return java.util.Optional.of(new ProcessStamp(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
+            } catch (IOException | NumberFormatException e) {
+                return java.util.Optional.empty();
+            }
+        }
+
+        void write(Path file) throws IOException {
+            Files.writeString(file, pid + " " + startMillis + "\n", StandardCharsets.US_ASCII);
+        }
+
+        /** The process, if it still runs and is the one stamped (same start time, to the second). */
+        java.util.Optional<ProcessHandle> running() {
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(handle -> startMillis >= 0
+                    && handle.info().startInstant().map(start -> Math.abs(start.toEpochMilli() - startMillis) <= 1_000)
+                            .orElse(false));
+        }
+
+        /**
+         * Whether the process may still run: its pid is alive, whatever its start time. Erring this
+         * way keeps a dead owner's directory while its pid is reused; the other way, a clock step
+         * (which shifts start times as the JDK reports them) would take a live suite for dead.
+         */
+        boolean mayRun() {
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
+    }
+
+    /**
+     * Deletes the job temp directories in {@code tmp} that a test JVM no longer running left
+     * behind (it was killed, so its exit hook did not run), first killing their job if it still
+     * runs. A directory whose owner cannot be read counts as abandoned once not modified since
+     * {@code before}. Returns how many were deleted. Best effort: what cannot be read or deleted
+     * stays, with a line on stderr.
      */
     static int deleteAbandoned(Path tmp, java.time.Instant before) {
         List<Path> abandoned = new ArrayList<>();
         try (Stream<Path> paths = Files.list(tmp)) {
             for (Path path : paths.toList()) {
                 if (path.getFileName().toString().startsWith(TEMP_PREFIX)
-                        && Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                        && Files.getLastModifiedTime(path).toInstant().isBefore(before)) {
-                    abandoned.add(path);
+                        && Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    java.util.Optional<ProcessStamp> owner = ProcessStamp.read(path.resolve(OWNER_FILE));
+                    if (owner.isPresent() ? !owner.get().mayRun()
+                            : Files.getLastModifiedTime(path).toInstant().isBefore(before)) {
+                        abandoned.add(path);
+                    }
                 }
             }
         } catch (IOException | UncheckedIOException e) {
@@ -81,6 +144,17 @@ public final class JobProcess {
                     + ": " + e);
         }
         for (Path directory : abandoned) {
+            ProcessStamp.read(directory.resolve(CHILD_FILE)).flatMap(ProcessStamp::running).ifPresent(child -> {
+                child.destroyForcibly();
+                try {
+                    child.onExit().get(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    System.err.println("onceflow conformance: a job left running by a killed suite, pid "
+                            + child.pid() + ", did not end: " + e);
+                }
+            });
             deleteTempDirectory(directory);
         }
         return abandoned.size();
@@ -120,7 +194,7 @@ public final class JobProcess {
      */
     static void killAndAwaitCleanup(java.time.Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!UNCLEANED.isEmpty()) {
+        while (!UNCLEANED.isEmpty() && System.nanoTime() - deadline < 0) {
             List<JobProcess> jobs = List.copyOf(UNCLEANED);
             for (JobProcess job : jobs) {
                 job.process.destroyForcibly();
@@ -208,6 +282,12 @@ public final class JobProcess {
     /** Starts the job of {@code jobFile} on {@code target}, resuming from {@code resume} ({@code latest} or a directory). */
     public static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log)
             throws IOException {
+        return start(target, jobFile, resume, faults, log, Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** {@link #start(ExecutionTarget, Path, String, Faults, Path)} with the child's temp directory in {@code tempRoot}. */
+    static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log, Path tempRoot)
+            throws IOException {
         if (exiting) {
             throw new IllegalStateException("this JVM is exiting: no job process is started any more");
         }
@@ -226,39 +306,48 @@ public final class JobProcess {
         if (faults.delayAt() != null) {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
         }
-        long logStart;
+        long logStart = 0;
         Path tempDirectory = null;
-        Process process;
+        Process process = null;
         try {
             logStart = Files.size(log);
-            tempDirectory = Files.createTempDirectory(TEMP_PREFIX);
+            tempDirectory = Files.createTempDirectory(tempRoot, TEMP_PREFIX);
+            ProcessStamp.of(ProcessHandle.current()).write(tempDirectory.resolve(OWNER_FILE));
+            Path absoluteJobFile = jobFile.toAbsolutePath();
             command.add("-Djava.io.tmpdir=" + tempDirectory);
             command.add("-cp");
             command.add(sharing == null ? System.getProperty("java.class.path") : sharing.classPath());
             command.add(target.mainClass());
             command.add("run");
-            command.add(jobFile.toString());
+            command.add(absoluteJobFile.toString());
             command.add("--resume");
             command.add(resume);
             command.add("--progress-interval");
             command.add("0");
-            ProcessBuilder builder = new ProcessBuilder(command).directory(jobFile.toAbsolutePath().getParent().toFile())
+            ProcessBuilder builder = new ProcessBuilder(command).directory(absoluteJobFile.getParent().toFile())
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             builder.environment().remove("ONCEFLOW_FAULT");
             builder.environment().remove("ONCEFLOW_FAULT_DELAY");
             process = builder.start();
-        } catch (IOException | RuntimeException e) {
-            // Nothing started: the archive is left for a later run to write, and nothing is left in /tmp.
-            if (sharingOptions.writesArchive()) {
-                sharing.notStarted(target);
+        } finally {
+            if (process == null) {
+                // Nothing started: the archive is left for a later run to write, and nothing is left in /tmp.
+                if (sharingOptions.writesArchive()) {
+                    sharing.notStarted(target);
+                }
+                if (tempDirectory != null) {
+                    deleteTempDirectory(tempDirectory);
+                }
             }
-            if (tempDirectory != null) {
-                deleteTempDirectory(tempDirectory);
-            }
-            throw e;
         }
         if (sharingOptions.writesArchive()) {
             sharing.started(target, process);
+        }
+        try {
+            ProcessStamp.of(process.toHandle()).write(tempDirectory.resolve(CHILD_FILE));
+        } catch (IOException e) {
+            // Only a suite that is killed itself would need it, to kill this job.
+            System.err.println("onceflow conformance: could not note the job process in " + tempDirectory + ": " + e);
         }
         return new JobProcess(process, command, tempDirectory, log, logStart);
     }

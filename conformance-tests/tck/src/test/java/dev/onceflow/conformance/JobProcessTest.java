@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -68,45 +71,71 @@ class JobProcessTest {
     }
 
     @Test
-    void aJobThatCannotStartLeavesNoTempDirectory(@TempDir Path work) throws Exception {
-        Path jobFile = endlessJob(work);
+    void aJobThatCannotStartLeavesNoTempDirectoryAndLeavesTheArchiveToALaterRun(@TempDir Path work) throws Exception {
+        Path tempRoot = Files.createDirectory(work.resolve("tmp"));
+        // A target of its own, so that this run is the one picked to write its archive.
+        ExecutionTarget target = new ExecutionTarget("onceflow-failed-start-test", ExecutionTarget.ONCEFLOW.mainClass(),
+                ExecutionTarget.ONCEFLOW.jvmOptions(), ExecutionTarget.ONCEFLOW.checkpointTimedOut());
         // The job's working directory is the job file's: a missing one fails the start itself.
         Path elsewhere = work.resolve("missing").resolve("job.yaml");
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        List<Path> before = jobTempDirectories(tmp);
 
-        assertThatThrownBy(() -> JobProcess.start(elsewhere, "latest", JobProcess.Faults.NONE, work.resolve("job.log")))
-                .isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> JobProcess.start(target, elsewhere, "latest", JobProcess.Faults.NONE,
+                work.resolve("job.log"), tempRoot)).isInstanceOf(java.io.IOException.class);
 
-        assertThat(jobTempDirectories(tmp)).as("temp directories of job processes").isSubsetOf(before);
-        assertThat(JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, work.resolve("job.log")).isAlive())
-                .as("a later start").isTrue();
-        assertThat(JobProcess.killAll()).isEqualTo(1);
+        try (Stream<Path> left = Files.list(tempRoot)) {
+            assertThat(left).as("temp directories left").isEmpty();
+        }
+        ClassDataSharing sharing = ClassDataSharing.get();
+        Assumptions.assumeTrue(sharing != null, "-D" + ClassDataSharing.PROPERTY + "=false turned it off");
+        Assumptions.assumeTrue(sharing.hasRoom(), sharing.room());
+        assertThat(sharing.options(target, true).writesArchive()).as("a later fault-free run writes the archive").isTrue();
+        sharing.notStarted(target);
     }
 
     @Test
-    void tempDirectoriesOlderThanADayAreDeletedAsLeftByAKilledSuite(@TempDir Path tmp) throws Exception {
-        java.time.Instant now = java.time.Instant.now();
-        Path abandoned = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + "1"));
-        Files.writeString(Files.createDirectory(abandoned.resolve("flink-dist-cache")).resolve("rpc.jar"), "x");
-        Path recent = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + "2"));
-        Path someoneElses = Files.createDirectory(tmp.resolve("other-tmp-3"));
-        java.nio.file.attribute.FileTime twoDaysAgo = java.nio.file.attribute.FileTime.from(now.minus(Duration.ofDays(2)));
-        Files.setLastModifiedTime(abandoned, twoDaysAgo);
-        Files.setLastModifiedTime(someoneElses, twoDaysAgo);
-        Files.setLastModifiedTime(recent, java.nio.file.attribute.FileTime.from(now.minus(Duration.ofHours(23))));
+    void tempDirectoriesOfSuitesNoLongerRunningAreDeletedAndTheirJobsKilled(@TempDir Path tmp) throws Exception {
+        Instant now = Instant.now();
+        Process deadSuite = new ProcessBuilder("sleep", "60").start();
+        JobProcess.ProcessStamp deadOwner = JobProcess.ProcessStamp.of(deadSuite.toHandle());
+        deadSuite.destroyForcibly().waitFor();
+        Process orphan = new ProcessBuilder("sleep", "60").start();
+        try {
+            Path killedSuites = jobDirectory(tmp, "1", deadOwner);
+            JobProcess.ProcessStamp.of(orphan.toHandle()).write(killedSuites.resolve(JobProcess.CHILD_FILE));
+            Files.writeString(Files.createDirectory(killedSuites.resolve("flink-dist-cache")).resolve("rpc.jar"), "x");
+            Path running = jobDirectory(tmp, "2", JobProcess.ProcessStamp.of(ProcessHandle.current()));
+            Path ownerless = jobDirectory(tmp, "3", null);
+            Path ownerlessRecent = jobDirectory(tmp, "4", null);
+            Path unreadable = jobDirectory(tmp, "5", null);
+            Files.writeString(unreadable.resolve(JobProcess.OWNER_FILE), "not a stamp");
+            Path someoneElses = Files.createDirectory(tmp.resolve("other-tmp-6"));
+            FileTime twoDaysAgo = FileTime.from(now.minus(Duration.ofDays(2)));
+            for (Path old : List.of(killedSuites, running, ownerless, someoneElses)) {
+                Files.setLastModifiedTime(old, twoDaysAgo);
+            }
+            Files.setLastModifiedTime(ownerlessRecent, FileTime.from(now.minus(Duration.ofHours(23))));
 
-        assertThat(JobProcess.deleteAbandoned(tmp, now.minus(JobProcess.ABANDONED_AFTER))).isEqualTo(1);
+            assertThat(JobProcess.deleteAbandoned(tmp, now.minus(JobProcess.ABANDONED_AFTER))).isEqualTo(2);
 
-        assertThat(abandoned).doesNotExist();
-        assertThat(recent).isDirectory();
-        assertThat(someoneElses).isDirectory();
+            assertThat(killedSuites).as("the directory of a suite that was killed").doesNotExist();
+            assertThat(orphan.isAlive()).as("the job that suite left running").isFalse();
+            assertThat(ownerless).as("an old directory without an owner").doesNotExist();
+            assertThat(running).as("a running suite's directory, however old").isDirectory();
+            assertThat(ownerlessRecent).as("a recent directory without an owner").isDirectory();
+            assertThat(unreadable).as("a recent directory whose owner cannot be read").isDirectory();
+            assertThat(someoneElses).isDirectory();
+        } finally {
+            orphan.destroyForcibly();
+        }
     }
 
-    private static List<Path> jobTempDirectories(Path tmp) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> paths = Files.list(tmp)) {
-            return paths.filter(path -> path.getFileName().toString().startsWith(JobProcess.TEMP_PREFIX)).toList();
+    /** A job temp directory named {@code prefix + name}, with {@code owner} written into it unless null. */
+    private static Path jobDirectory(Path tmp, String name, JobProcess.ProcessStamp owner) throws java.io.IOException {
+        Path directory = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + name));
+        if (owner != null) {
+            owner.write(directory.resolve(JobProcess.OWNER_FILE));
         }
+        return directory;
     }
 
     @Test
