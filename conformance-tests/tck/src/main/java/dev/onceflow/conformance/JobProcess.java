@@ -2,15 +2,12 @@ package dev.onceflow.conformance;
 
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The job under test in a child JVM (the onceflow CLI with the test's classpath, so the connector
@@ -23,9 +20,8 @@ import java.util.stream.Stream;
  * MiniCluster alone leaves a 24 MB copy of its RPC jar and some directories per start, which came
  * to about 2 GB in {@code /tmp} per CI run of the suite on Flink. When the suite's JVM exits, a
  * hook kills the jobs still running and deletes the last directories before the JVM is gone (it
- * waits up to 15 s). If the suite's JVM is itself killed, no hook runs: each directory names the
- * JVM that owns it and its job ({@link ProcessStamp}), and every JVM that loads this class kills
- * the jobs and deletes the directories of owners no longer running.
+ * waits up to 15 s). A test JVM that is itself killed runs no hook: every JVM that loads this class
+ * looks for what such a JVM left, on a background thread ({@link JobTempDirectories}).
  */
 public final class JobProcess {
 
@@ -47,117 +43,16 @@ public final class JobProcess {
     /** How long the exit hook waits for every job's cleanup, well within Surefire's 30 s for a fork to exit. */
     private static final java.time.Duration CLEANUP_AT_EXIT = java.time.Duration.ofSeconds(15);
 
-    /** Prefix of every child's temp directory. */
-    static final String TEMP_PREFIX = "onceflow-job-tmp-";
-    /** In a child's temp directory: the test JVM that started the child ({@link ProcessStamp}). */
-    static final String OWNER_FILE = ".onceflow-owner";
-    /** In a child's temp directory: the child itself ({@link ProcessStamp}). */
-    static final String CHILD_FILE = ".onceflow-child";
-    /**
-     * Age after which a child's temp directory whose owner cannot be read is taken as abandoned: no
-     * case runs a job for that long.
-     */
-    static final java.time.Duration ABANDONED_AFTER = java.time.Duration.ofDays(1);
-
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             exiting = true;
             killAndAwaitCleanup(CLEANUP_AT_EXIT);
         }, "onceflow-job-process-cleanup"));
         // Off the first case's path: a killed suite may have left gigabytes.
-        Thread sweep = new Thread(() -> deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")),
-                java.time.Instant.now().minus(ABANDONED_AFTER)), "onceflow-job-tmp-sweep");
+        Thread sweep = new Thread(() -> JobTempDirectories.deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")),
+                java.time.Instant.now().minus(JobTempDirectories.ABANDONED_AFTER)), "onceflow-job-tmp-sweep");
         sweep.setDaemon(true);
         sweep.start();
-    }
-
-    /**
-     * A process as written into a child's temp directory: its pid and start time, so that a pid the
-     * system has since given to another process is not taken for it.
-     */
-    record ProcessStamp(long pid, long startMillis) {
-
-        static ProcessStamp of(ProcessHandle process) {
-            return new ProcessStamp(process.pid(),
-                    process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L));
-        }
-
-        /** Reads a stamp; empty if the file is missing or is not one (it is input: anything may be there). */
-        static java.util.Optional<ProcessStamp> read(Path file) {
-            try {
-                if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.size(file) > 64) {
-                    return java.util.Optional.empty();
-                }
-                String[] fields = Files.readString(file, StandardCharsets.US_ASCII).trim().split(" ");
-                if (fields.length != 2) {
-                    return java.util.Optional.empty();
-                }
-                return java.util.Optional.of(new ProcessStamp(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
-            } catch (IOException | NumberFormatException e) {
-                return java.util.Optional.empty();
-            }
-        }
-
-        void write(Path file) throws IOException {
-            Files.writeString(file, pid + " " + startMillis + "\n", StandardCharsets.US_ASCII);
-        }
-
-        /** The process, if it still runs and is the one stamped (same start time, to the second). */
-        java.util.Optional<ProcessHandle> running() {
-            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(handle -> startMillis >= 0
-                    && handle.info().startInstant().map(start -> Math.abs(start.toEpochMilli() - startMillis) <= 1_000)
-                            .orElse(false));
-        }
-
-        /**
-         * Whether the process may still run: its pid is alive, whatever its start time. Erring this
-         * way keeps a dead owner's directory while its pid is reused; the other way, a clock step
-         * (which shifts start times as the JDK reports them) would take a live suite for dead.
-         */
-        boolean mayRun() {
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        }
-    }
-
-    /**
-     * Deletes the job temp directories in {@code tmp} that a test JVM no longer running left
-     * behind (it was killed, so its exit hook did not run), first killing their job if it still
-     * runs. A directory whose owner cannot be read counts as abandoned once not modified since
-     * {@code before}. Returns how many were deleted. Best effort: what cannot be read or deleted
-     * stays, with a line on stderr.
-     */
-    static int deleteAbandoned(Path tmp, java.time.Instant before) {
-        List<Path> abandoned = new ArrayList<>();
-        try (Stream<Path> paths = Files.list(tmp)) {
-            for (Path path : paths.toList()) {
-                if (path.getFileName().toString().startsWith(TEMP_PREFIX)
-                        && Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    java.util.Optional<ProcessStamp> owner = ProcessStamp.read(path.resolve(OWNER_FILE));
-                    if (owner.isPresent() ? !owner.get().mayRun()
-                            : Files.getLastModifiedTime(path).toInstant().isBefore(before)) {
-                        abandoned.add(path);
-                    }
-                }
-            }
-        } catch (IOException | UncheckedIOException e) {
-            System.err.println("onceflow conformance: could not look for abandoned job temp directories in " + tmp
-                    + ": " + e);
-        }
-        for (Path directory : abandoned) {
-            ProcessStamp.read(directory.resolve(CHILD_FILE)).flatMap(ProcessStamp::running).ifPresent(child -> {
-                child.destroyForcibly();
-                try {
-                    child.onExit().get(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    System.err.println("onceflow conformance: a job left running by a killed suite, pid "
-                            + child.pid() + ", did not end: " + e);
-                }
-            });
-            deleteTempDirectory(directory);
-        }
-        return abandoned.size();
     }
 
     private final Path log;
@@ -173,7 +68,7 @@ public final class JobProcess {
         this.tempDirectory = tempDirectory;
         this.log = log;
         this.logStart = logStart;
-        this.cleanedUp = process.onExit().thenRun(() -> deleteTempDirectory(tempDirectory));
+        this.cleanedUp = process.onExit().thenRun(() -> JobTempDirectories.delete(tempDirectory));
         RUNNING.add(process);
         UNCLEANED.add(this);
         // Runs at once if the child has already exited and been cleaned up.
@@ -217,17 +112,6 @@ public final class JobProcess {
                 }
                 UNCLEANED.remove(job);
             }
-        }
-    }
-
-    /** Deletes a child's temp directory; what cannot be deleted stays, with a line on stderr. */
-    private static void deleteTempDirectory(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            System.err.println("could not delete the temp directory " + directory + " of a job process: " + e);
         }
     }
 
@@ -311,8 +195,7 @@ public final class JobProcess {
         Process process = null;
         try {
             logStart = Files.size(log);
-            tempDirectory = Files.createTempDirectory(tempRoot, TEMP_PREFIX);
-            ProcessStamp.of(ProcessHandle.current()).write(tempDirectory.resolve(OWNER_FILE));
+            tempDirectory = JobTempDirectories.create(tempRoot);
             Path absoluteJobFile = jobFile.toAbsolutePath();
             command.add("-Djava.io.tmpdir=" + tempDirectory);
             command.add("-cp");
@@ -336,20 +219,17 @@ public final class JobProcess {
                     sharing.notStarted(target);
                 }
                 if (tempDirectory != null) {
-                    deleteTempDirectory(tempDirectory);
+                    JobTempDirectories.delete(tempDirectory);
                 }
             }
         }
+        // Tracked first, so that killAll and the exit hook see it whatever happens next.
+        JobProcess job = new JobProcess(process, command, tempDirectory, log, logStart);
         if (sharingOptions.writesArchive()) {
             sharing.started(target, process);
         }
-        try {
-            ProcessStamp.of(process.toHandle()).write(tempDirectory.resolve(CHILD_FILE));
-        } catch (IOException e) {
-            // Only a suite that is killed itself would need it, to kill this job.
-            System.err.println("onceflow conformance: could not note the job process in " + tempDirectory + ": " + e);
-        }
-        return new JobProcess(process, command, tempDirectory, log, logStart);
+        JobTempDirectories.noteChild(tempDirectory, process.toHandle());
+        return job;
     }
 
     /**

@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,52 +88,6 @@ class JobProcessTest {
         Assumptions.assumeTrue(sharing.hasRoom(), sharing.room());
         assertThat(sharing.options(target, true).writesArchive()).as("a later fault-free run writes the archive").isTrue();
         sharing.notStarted(target);
-    }
-
-    @Test
-    void tempDirectoriesOfSuitesNoLongerRunningAreDeletedAndTheirJobsKilled(@TempDir Path tmp) throws Exception {
-        Instant now = Instant.now();
-        Process deadSuite = new ProcessBuilder("sleep", "60").start();
-        JobProcess.ProcessStamp deadOwner = JobProcess.ProcessStamp.of(deadSuite.toHandle());
-        deadSuite.destroyForcibly().waitFor();
-        Process orphan = new ProcessBuilder("sleep", "60").start();
-        try {
-            Path killedSuites = jobDirectory(tmp, "1", deadOwner);
-            JobProcess.ProcessStamp.of(orphan.toHandle()).write(killedSuites.resolve(JobProcess.CHILD_FILE));
-            Files.writeString(Files.createDirectory(killedSuites.resolve("flink-dist-cache")).resolve("rpc.jar"), "x");
-            Path running = jobDirectory(tmp, "2", JobProcess.ProcessStamp.of(ProcessHandle.current()));
-            Path ownerless = jobDirectory(tmp, "3", null);
-            Path ownerlessRecent = jobDirectory(tmp, "4", null);
-            Path unreadable = jobDirectory(tmp, "5", null);
-            Files.writeString(unreadable.resolve(JobProcess.OWNER_FILE), "not a stamp");
-            Path someoneElses = Files.createDirectory(tmp.resolve("other-tmp-6"));
-            FileTime twoDaysAgo = FileTime.from(now.minus(Duration.ofDays(2)));
-            for (Path old : List.of(killedSuites, running, ownerless, someoneElses)) {
-                Files.setLastModifiedTime(old, twoDaysAgo);
-            }
-            Files.setLastModifiedTime(ownerlessRecent, FileTime.from(now.minus(Duration.ofHours(23))));
-
-            assertThat(JobProcess.deleteAbandoned(tmp, now.minus(JobProcess.ABANDONED_AFTER))).isEqualTo(2);
-
-            assertThat(killedSuites).as("the directory of a suite that was killed").doesNotExist();
-            assertThat(orphan.isAlive()).as("the job that suite left running").isFalse();
-            assertThat(ownerless).as("an old directory without an owner").doesNotExist();
-            assertThat(running).as("a running suite's directory, however old").isDirectory();
-            assertThat(ownerlessRecent).as("a recent directory without an owner").isDirectory();
-            assertThat(unreadable).as("a recent directory whose owner cannot be read").isDirectory();
-            assertThat(someoneElses).isDirectory();
-        } finally {
-            orphan.destroyForcibly();
-        }
-    }
-
-    /** A job temp directory named {@code prefix + name}, with {@code owner} written into it unless null. */
-    private static Path jobDirectory(Path tmp, String name, JobProcess.ProcessStamp owner) throws java.io.IOException {
-        Path directory = Files.createDirectory(tmp.resolve(JobProcess.TEMP_PREFIX + name));
-        if (owner != null) {
-            owner.write(directory.resolve(JobProcess.OWNER_FILE));
-        }
-        return directory;
     }
 
     @Test
