@@ -49,7 +49,7 @@ public final class JobProcess {
             killAndAwaitCleanup(CLEANUP_AT_EXIT);
         }, "onceflow-job-process-cleanup"));
         // Off the first case's path: a killed suite may have left gigabytes.
-        Thread sweep = new Thread(() -> JobTempDirectories.deleteAbandoned(Path.of(System.getProperty("java.io.tmpdir")),
+        Thread sweep = new Thread(() -> JobTempDirectories.deleteAbandoned(JobTempDirectories.defaultRoot(),
                 java.time.Instant.now().minus(JobTempDirectories.ABANDONED_AFTER)), "onceflow-job-tmp-sweep");
         sweep.setDaemon(true);
         sweep.start();
@@ -166,7 +166,7 @@ public final class JobProcess {
     /** Starts the job of {@code jobFile} on {@code target}, resuming from {@code resume} ({@code latest} or a directory). */
     public static JobProcess start(ExecutionTarget target, Path jobFile, String resume, Faults faults, Path log)
             throws IOException {
-        return start(target, jobFile, resume, faults, log, Path.of(System.getProperty("java.io.tmpdir")));
+        return start(target, jobFile, resume, faults, log, JobTempDirectories.defaultRoot());
     }
 
     /** {@link #start(ExecutionTarget, Path, String, Faults, Path)} with the child's temp directory in {@code tempRoot}. */
@@ -223,12 +223,13 @@ public final class JobProcess {
                 }
             }
         }
-        // Tracked first, so that killAll and the exit hook see it whatever happens next.
+        // Before the exit handler can delete the directory; it cannot throw.
+        JobTempDirectories.noteChild(tempDirectory, process.toHandle());
+        // Tracked next, so that killAll and the exit hook see it whatever happens after.
         JobProcess job = new JobProcess(process, command, tempDirectory, log, logStart);
         if (sharingOptions.writesArchive()) {
             sharing.started(target, process);
         }
-        JobTempDirectories.noteChild(tempDirectory, process.toHandle());
         return job;
     }
 

@@ -31,7 +31,9 @@ import java.util.stream.Stream;
  * only directories of this user are looked at; stamps of another host (another boot, another
  * container's pid namespace) are not trusted, and such directories fall back to the age rule
  * ({@link #ABANDONED_AFTER} without a change); and a process is killed only if it is alive with the
- * stamped start time and was started with {@code -Djava.io.tmpdir=<that directory>}.
+ * stamped start time and was started with {@code -Djava.io.tmpdir=<that directory>}. A dead owner's
+ * directory is deleted even when its child cannot be confirmed that way; such a process, if it is
+ * the job, goes on without its temp directory.
  */
 final class JobTempDirectories {
 
@@ -50,9 +52,17 @@ final class JobTempDirectories {
     private JobTempDirectories() {
     }
 
+    /**
+     * {@code java.io.tmpdir}, absolute: a child runs in its job's directory, where a relative one
+     * would name another place.
+     */
+    static Path defaultRoot() {
+        return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    }
+
     /** Creates a child's temp directory in {@code root}, with this JVM as its owner. */
     static Path create(Path root) throws IOException {
-        Path directory = Files.createTempDirectory(root, PREFIX);
+        Path directory = Files.createTempDirectory(root.toAbsolutePath(), PREFIX);
         try {
             ProcessStamp.of(ProcessHandle.current()).write(directory.resolve(OWNER_FILE));
         } catch (IOException | RuntimeException e) {
@@ -98,12 +108,15 @@ final class JobTempDirectories {
                     + ": " + e);
             return 0;
         }
+        Optional<Object> uid = uid(Path.of("/proc", Long.toString(ProcessHandle.current().pid())));
         String user = System.getProperty("user.name");
         int deleted = 0;
         for (Path directory : candidates) {
             try {
-                if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)
-                        || !Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).getName().equals(user)) {
+                // By uid where it can be read: a uid without a name (a container's -u 1001) has user.name "?".
+                boolean ours = uid.isPresent() ? uid.equals(uid(directory))
+                        : Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).getName().equals(user);
+                if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS) || !ours) {
                     continue;
                 }
                 Optional<ProcessStamp> owner = ProcessStamp.read(directory.resolve(OWNER_FILE))
@@ -123,6 +136,14 @@ final class JobTempDirectories {
             }
         }
         return deleted;
+    }
+
+    private static Optional<Object> uid(Path path) {
+        try {
+            return Optional.ofNullable(Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private static void kill(ProcessHandle child) {
