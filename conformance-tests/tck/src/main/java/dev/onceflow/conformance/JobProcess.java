@@ -30,12 +30,11 @@ public final class JobProcess {
     /** The child's {@code java.io.tmpdir}. */
     private final Path tempDirectory;
     /**
-     * Every job started and not yet seen to end, so that a case failing half-way (an assertion
-     * while its job still runs) does not leave that job running into the next case, retrying
-     * against a system the suite has moved on from.
+     * Every job started whose exit handler has not yet deleted its temp directory. Those still
+     * running are killed at the end of a case ({@link #killAll}), so that a case failing half-way
+     * (an assertion while its job still runs) does not leave that job running into the next case,
+     * retrying against a system the suite has moved on from; and when this JVM exits.
      */
-    private static final java.util.Set<Process> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** Jobs whose exit handler has not yet deleted their temp directory. */
     private static final java.util.Set<JobProcess> UNCLEANED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Set once this JVM exits: a job started from then on is killed at once. */
@@ -69,11 +68,9 @@ public final class JobProcess {
         this.log = log;
         this.logStart = logStart;
         this.cleanedUp = process.onExit().thenRun(() -> JobTempDirectories.delete(tempDirectory));
-        RUNNING.add(process);
         UNCLEANED.add(this);
         // Runs at once if the child has already exited and been cleaned up.
         cleanedUp.whenComplete((ignored, failure) -> {
-            RUNNING.remove(process);
             UNCLEANED.remove(this);
         });
         if (exiting) {
@@ -132,13 +129,12 @@ public final class JobProcess {
     /** SIGKILLs every job still running and waits until they are gone; returns how many there were. */
     static int killAll() throws InterruptedException {
         int killed = 0;
-        for (Process process : java.util.List.copyOf(RUNNING)) {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-                process.waitFor();
+        for (JobProcess job : List.copyOf(UNCLEANED)) {
+            if (job.process.isAlive()) {
+                job.process.destroyForcibly();
+                job.process.waitFor();
                 killed++;
             }
-            RUNNING.remove(process);
         }
         return killed;
     }

@@ -25,13 +25,10 @@ class JobProcessTest {
 
     @Test
     void killAllStopsEveryJobStillRunningAndForgetsThoseThatEnded(@TempDir Path work) throws Exception {
-        Path jobFile = endlessJob(work);
-        Path log = work.resolve("job.log");
-        JobProcess first = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
-        JobProcess second = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
-        second.kill(); // ended before the case did: nothing left to kill
+        JobProcess[] jobs = oneRunningOneEnded(work);
+        JobProcess first = jobs[0];
+        JobProcess second = jobs[1]; // ended before the case did: nothing left to kill
 
-        assertThat(first.isAlive()).as("log:%n%s", Files.exists(log) ? first.tail() : "").isTrue();
         assertThat(first.tempDirectory()).as("a running job's temp directory").isDirectory();
         assertThat(first.command()).as("the running job's command")
                 .contains("-Djava.io.tmpdir=" + first.tempDirectory());
@@ -48,12 +45,9 @@ class JobProcessTest {
 
     @Test
     void atExitEveryJobIsKilledAndItsTempDirectoryDeletedBeforeTheHookReturns(@TempDir Path work) throws Exception {
-        Path jobFile = endlessJob(work);
-        Path log = work.resolve("job.log");
-        JobProcess running = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
-        JobProcess ended = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
-        ended.kill();
-        assertThat(running.isAlive()).as("log:%n%s", Files.exists(log) ? running.tail() : "").isTrue();
+        JobProcess[] jobs = oneRunningOneEnded(work);
+        JobProcess running = jobs[0];
+        JobProcess ended = jobs[1];
         // Enough files that deleting them takes longer than the assertions below.
         for (int i = 0; i < 5_000; i++) {
             Files.createFile(running.tempDirectory().resolve("left-" + i));
@@ -116,6 +110,17 @@ class JobProcessTest {
         JobProcess second = JobProcess.start(target, job(work, "second"), "latest", JobProcess.Faults.NONE, secondLog);
         assertThat(second.await(2)).as("log:%n%s", second.tail()).isZero();
         assertThat(Files.readString(secondLog, StandardCharsets.UTF_8)).contains(fromArchive);
+    }
+
+    /** Two jobs that run until killed, the second already killed; checks the first runs. */
+    private static JobProcess[] oneRunningOneEnded(Path work) throws Exception {
+        Path jobFile = endlessJob(work);
+        Path log = work.resolve("job.log");
+        JobProcess running = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
+        JobProcess ended = JobProcess.start(jobFile, "latest", JobProcess.Faults.NONE, log);
+        ended.kill();
+        assertThat(running.isAlive()).as("log:%n%s", Files.exists(log) ? running.tail() : "").isTrue();
+        return new JobProcess[] {running, ended};
     }
 
     /** A job that runs until killed: a million rows at 100 per second. */
