@@ -335,6 +335,14 @@ public final class ElasticsearchNode implements AutoCloseable {
         // The node writes to its configuration directory (it creates a keystore there), so it gets a copy.
         environment.put("ES_PATH_CONF", directory.resolve("config").toString());
         environment.put("ES_TMPDIR", directory.resolve("tmp").toString());
+        // ES_TMPDIR is the server JVM's; the launcher JVM before it makes a final-flags* directory
+        // (holding a gc.log) in its own java.io.tmpdir per start and never deletes it: /tmp gained
+        // one per node start until the launcher was given the node's directory too. The script splits
+        // CLI_JAVA_OPTS at blanks, so a directory with one keeps the default (and the leftover).
+        String launcherTmp = directory.resolve("tmp").toString();
+        if (launcherTmp.chars().noneMatch(Character::isWhitespace)) {
+            environment.put("CLI_JAVA_OPTS", "-Djava.io.tmpdir=" + launcherTmp);
+        }
         try {
             Files.writeString(logFile, "=== " + String.join(" ", command) + "\n", StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -12,9 +12,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -120,6 +122,18 @@ class ElasticsearchNodeTest {
 
     @Test
     @Order(6)
+    void launcherKeepsItsTemporaryFilesInTheNodesDirectory() throws IOException {
+        Path tmp = node.logFile().getParent().resolve("tmp");
+        try (Stream<Path> files = Files.list(tmp)) {
+            // The launcher's JVM-flags probe; close() deletes it with the directory (next test).
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .as("the launcher's temporary directories in " + tmp)
+                    .anyMatch(name -> name.startsWith("final-flags"));
+        }
+    }
+
+    @Test
+    @Order(7)
     void closeLeavesNoProcessAndNoFiles() {
         List<ProcessHandle> processes = node.processes();
         server(processes);
