@@ -32,7 +32,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * <p>The child runs {@code kafka.Kafka} with this JVM's class path, so the Kafka version is the
  * one the test depends on. Its output goes to {@link #logFile()}, whose tail is part of every
  * start failure. A JVM shutdown hook kills the child if the test JVM exits without
- * {@link #close()}.
+ * {@link #close()}; if the test JVM is killed, and runs no hook, the child halts itself and deletes
+ * its directory ({@code OrphanGuard}).
  *
  * <pre>{@code
  * try (KafkaBrokerProcess broker = KafkaBrokerProcess.start()) {
@@ -119,6 +120,14 @@ public final class KafkaBrokerProcess implements KafkaTestBroker {
         return logFile;
     }
 
+    /** The process id of the broker's JVM, while it runs. */
+    synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException("the broker has not been started");
+        }
+        return process.pid();
+    }
+
     /** Whether the broker's JVM is running (it may not serve requests yet, or any more). */
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
@@ -179,10 +188,11 @@ public final class KafkaBrokerProcess implements KafkaTestBroker {
                 "-Xmx512m", "-XX:+UseSerialGC",
                 "-Dlogback.configurationFile=" + directory.resolve("logback.xml"),
                 "-cp", System.getProperty("java.class.path"),
-                "kafka.Kafka", serverProperties.toString());
+                OrphanGuard.class.getName(), directory.toString(), serverProperties.toString());
         try {
             Files.writeString(logFile, "=== kafka.Kafka " + serverProperties + "\n", StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            // Standard input stays a pipe from this JVM: its end is how the child learns this JVM is gone.
             process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
         } catch (IOException e) {

@@ -2,7 +2,10 @@ package dev.onceflow.testing.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,6 +70,62 @@ class KafkaBrokerProcessTest {
                         + tail(broker.logFile()), e);
             }
             assertThat(read).as("read_committed after SIGKILL and restart").isEqualTo(written);
+        }
+    }
+
+    /**
+     * A test JVM that is SIGKILLed runs no shutdown hook; its broker must not outlive it. The
+     * owner here is a JVM of its own that starts a broker and is then killed.
+     */
+    @Test
+    void brokerHaltsAndDeletesItsDirectoryOnceItsTestJvmIsKilled() throws Exception {
+        Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), BrokerOwner.class.getName())
+                .redirectErrorStream(true).start();
+        ProcessHandle broker = null;
+        Path directory = null;
+        try {
+            List<String> output = new ArrayList<>();
+            BufferedReader lines = new BufferedReader(new InputStreamReader(owner.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            // The owner prints nothing after this line; reading on would wait for its end.
+            while (broker == null && (line = lines.readLine()) != null) {
+                output.add(line);
+                if (line.startsWith(BrokerOwner.PREFIX)) {
+                    String[] pidAndDirectory = line.substring(BrokerOwner.PREFIX.length()).split(" ", 2);
+                    broker = ProcessHandle.of(Long.parseLong(pidAndDirectory[0])).orElseThrow();
+                    directory = Path.of(pidAndDirectory[1]);
+                }
+            }
+            assertThat(broker).as("the owner's broker; its output:\n" + String.join("\n", output)).isNotNull();
+            assertThat(directory).isDirectory();
+
+            owner.destroyForcibly().waitFor(); // SIGKILL
+
+            long pid = broker.pid();
+            Path gone = directory;
+            // Not a child of this JVM, and perhaps not reaped yet: a zombie counts as ended.
+            Awaitility.await("the orphaned broker ends").atMost(Duration.ofSeconds(30)).until(() -> !running(pid));
+            assertThat(gone).as("the orphaned broker's directory").doesNotExist();
+            assertThat(gone.resolveSibling(gone.getFileName() + ".orphaned")).doesNotExist();
+        } finally {
+            owner.destroyForcibly();
+            if (broker != null) {
+                broker.destroyForcibly();
+            }
+            if (directory != null) {
+                SingleNodeKRaft.deleteQuietly(directory);
+            }
+        }
+    }
+
+    /** Whether process {@code pid} runs: it has a {@code /proc} entry and is not a zombie. */
+    private static boolean running(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+        } catch (IOException e) {
+            return false;
         }
     }
 
