@@ -3,6 +3,7 @@ package dev.onceflow.spi.sink;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 
 /**
  * What {@link TransactionalWriter#preCommitAsync} returns: the handle that goes into the
@@ -20,6 +21,38 @@ public record PreCommitted<TXN>(TXN handle, CompletionStage<Void> durable) {
     public PreCommitted {
         Objects.requireNonNull(handle, "handle");
         Objects.requireNonNull(durable, "durable");
+    }
+
+    /**
+     * Waits until {@link #durable()} completes and returns the handle: how a writer that overrides
+     * {@link TransactionalWriter#preCommitAsync} implements {@link TransactionalWriter#preCommit}
+     * ({@code return preCommitAsync(transaction).awaitDurable();}), which the Flink bridge calls.
+     *
+     * <p><b>Caller and thread.</b> The writer, on the task thread, inside {@code preCommit}; never
+     * on a thread the stage needs in order to complete. Blocks until the stage completes.
+     *
+     * <p><b>After a crash.</b> Once this returns, rule 2PC-2 holds for the handle, as after a
+     * synchronous {@code preCommit}; if it throws, the transaction may not be durable, and the
+     * exception fails the job as a failed pre-commit does.
+     *
+     * @return {@link #handle()}
+     * @throws Exception what made the stage fail, unwrapped from the future's {@code ExecutionException}
+     * @throws InterruptedException if the thread was interrupted while waiting; the stage goes on
+     */
+    public TXN awaitDurable() throws Exception {
+        try {
+            durable.toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception exception) {
+                throw exception;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+        return handle;
     }
 
     /** A handle that is durable already: what a synchronous {@link TransactionalWriter#preCommit} gives. */

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -130,17 +129,8 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
 
     /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */
     @Override
-    public FileTransaction preCommit(FileTransaction transaction) throws IOException {
-        PreCommitted<FileTransaction> preCommitted = preCommitAsync(transaction);
-        try {
-            preCommitted.durable().toCompletableFuture().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while part files were made durable");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        }
-        return preCommitted.handle();
+    public FileTransaction preCommit(FileTransaction transaction) throws Exception {
+        return preCommitAsync(transaction).awaitDurable();
     }
 
     /**

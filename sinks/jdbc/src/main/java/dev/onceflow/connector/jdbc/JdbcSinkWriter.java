@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -101,28 +100,8 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
 
     /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */
     @Override
-    public JdbcTransaction preCommit(JdbcTransaction transaction) throws SQLException {
-        PreCommitted<JdbcTransaction> preCommitted = preCommitAsync(transaction);
-        try {
-            preCommitted.durable().toCompletableFuture().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLException("interrupted while transaction " + transaction.gid() + " was prepared", e);
-        } catch (ExecutionException e) {
-            // What the prepare thread threw, as preCommit would have thrown it on the task thread.
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException sql) {
-                throw sql;
-            }
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new SQLException(cause);
-        }
-        return preCommitted.handle();
+    public JdbcTransaction preCommit(JdbcTransaction transaction) throws Exception {
+        return preCommitAsync(transaction).awaitDurable();
     }
 
     /**

@@ -3,11 +3,18 @@ package dev.onceflow.connector.kafka.sink;
 import dev.onceflow.connector.kafka.sink.ProducerInternals.ProducerIdAndEpoch;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
@@ -33,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * {@code transaction.timeout.ms}: its records are gone, and the writer fails the job with a message
  * that says so (2PC-5), never success. The writer requires transaction protocol 2 (brokers 4.0 and
  * later, the default for new clusters), the protocol resuming was checked against.
+ *
+ * <p><b>Off the task thread.</b> The wait for the broker to acknowledge a transaction's last
+ * records runs on a thread of the writer's own ({@link #preCommitAsync}): at the barrier the task
+ * thread only takes the handle and goes on with the next transaction in another slot, and the
+ * runtime writes the task's state while those records are in flight.
  */
 final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTransaction> {
 
@@ -43,6 +55,10 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     private final ProducerInternals internals;
     private final String prefix;
     private final List<Slot> slots = new ArrayList<>();
+    /** Waits for pre-committed transactions' records to be acknowledged, one at a time, off the task thread. */
+    private final ExecutorService flushThread;
+    /** The stages of flushes not finished yet: failed by {@link #close()}, which drops queued ones. */
+    private final Set<CompletableFuture<Void>> flushing = ConcurrentHashMap.newKeySet();
     private Admin admin;
 
     ExactlyOnceKafkaWriter(KafkaSinkSettings settings, SinkContext context, ProducerInternals internals) {
@@ -51,6 +67,11 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
         this.internals = internals;
         this.prefix = settings.prefix(context);
         checkTransactionTimeout(settings.producer().transactionTimeout(), context);
+        this.flushThread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "onceflow-kafka-flush-" + context.sinkUid() + "-" + context.subtaskIndex());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
@@ -131,15 +152,51 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
         slot.sent++;
     }
 
+    /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */
     @Override
-    public KafkaTransaction preCommit(KafkaTransaction transaction) {
+    public KafkaTransaction preCommit(KafkaTransaction transaction) throws Exception {
+        return preCommitAsync(transaction).awaitDurable();
+    }
+
+    /**
+     * 2PC-2 once the stage completes: every record of the transaction is acknowledged by the
+     * broker (the producer's {@code acks=all}), and the handle holds what another producer needs to
+     * resume and commit it. The flush that waits for those acknowledgements runs on the writer's
+     * flush thread, which touches only this transaction's producer from here on: the task thread
+     * goes on with the next transaction in another slot, and the runtime writes the task's state
+     * while the last batches are in flight.
+     *
+     * <p>The handle must name one written record for {@link TransactionProbe} (see
+     * {@link #requireCommitted}). Its position is known only once the broker acknowledged it, which
+     * the first record of a transaction usually is long before its barrier; if none is yet, this
+     * flushes on the task thread, as before.
+     */
+    @Override
+    public PreCommitted<KafkaTransaction> preCommitAsync(KafkaTransaction transaction) {
         Slot slot = holding(transaction);
-        slot.producer.flush();
-        slot.errors.check(settings.records().topic());
+        String topic = settings.records().topic();
+        slot.errors.check(topic);
+        boolean acknowledged = slot.sent == 0;
+        if (!acknowledged && slot.errors.firstWritten() == null) {
+            slot.producer.flush();
+            slot.errors.check(topic);
+            acknowledged = true;
+        }
         ProducerIdAndEpoch current = internals.producerIdAndEpoch(slot.producer);
         slot.transaction = transaction.preCommitted(current.producerId(), current.epoch(), slot.sent,
                 slot.sent == 0 ? null : slot.errors.firstWritten());
-        return slot.transaction;
+        if (acknowledged) {
+            return PreCommitted.durable(slot.transaction);
+        }
+        KafkaProducer<byte[], byte[]> producer = slot.producer;
+        SendErrors errors = slot.errors;
+        CompletableFuture<Void> durable = CompletableFuture.runAsync(() -> {
+            producer.flush();
+            errors.check(topic);
+        }, flushThread);
+        flushing.add(durable);
+        durable.whenComplete((ignored, error) -> flushing.remove(durable));
+        return new PreCommitted<>(slot.transaction, durable);
     }
 
     @Override
@@ -235,12 +292,25 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
 
     @Override
     public void close() {
+        // A flush still running or queued belongs to a checkpoint this attempt will not complete
+        // (it is acknowledged only after the flush): its stage fails, and a running flush ends when
+        // its producer is closed below, which fails the batches in flight. Nothing is committed.
+        flushThread.shutdownNow();
+        for (CompletableFuture<Void> stage : List.copyOf(flushing)) {
+            stage.completeExceptionally(new IllegalStateException("the Kafka sink writer of subtask "
+                    + context.subtaskIndex() + " was closed before its transaction's records were acknowledged"));
+        }
         for (Slot slot : slots) {
             // Duration.ZERO: a graceful close aborts the open transaction, and must not touch a
             // pre-committed one, which a later attempt may still commit.
             slot.producer.close(Duration.ZERO);
         }
         slots.clear();
+        try {
+            flushThread.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (admin != null) {
             admin.close(Duration.ofSeconds(5));
             admin = null;

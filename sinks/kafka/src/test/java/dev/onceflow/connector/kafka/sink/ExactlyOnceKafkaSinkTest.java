@@ -8,8 +8,10 @@ import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.readCommitted;
 import static dev.onceflow.connector.kafka.sink.KafkaTestSupport.stuckPartitions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
@@ -19,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -88,6 +92,67 @@ class ExactlyOnceKafkaSinkTest {
             writer.commit(third);
         }
         assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(events(0, 90));
+        assertThat(stuckPartitions(broker, topic)).isEmpty();
+    }
+
+    /**
+     * The barrier does not wait for the broker: pre-commit returns the handle while the last
+     * records are still unacknowledged, the next transaction goes on, and the stage completes
+     * once the broker acknowledged them all (2PC-2), still invisible until commit.
+     */
+    @Test
+    void preCommitAsyncReturnsWhileTheBrokerStillAcknowledgesAndTheNextTransactionGoesOn() throws Exception {
+        String topic = newTopic(broker, 1);
+        HoldAcknowledgements.reset();
+        KafkaSink.Builder slowBroker = sink(topic).property("interceptor.classes", HoldAcknowledgements.class.getName());
+        List<Event> events = events(0, 60);
+        PreCommitted<KafkaTransaction> preCommitted;
+        try (var writer = writer(slowBroker, context("eo-async", 0, 1, 1, null))) {
+            writer.abortLingering();
+            KafkaTransaction first = writer.beginTransaction(1);
+            writer.write(first, events.get(0));
+            writer.write(first, events.get(1));
+            // The interceptor sees an acknowledgement before the writer's callback does; the
+            // callbacks run one after the other, so the second's means the first one's has run.
+            Awaitility.await("two records are acknowledged").atMost(Duration.ofSeconds(30))
+                    .until(() -> HoldAcknowledgements.acknowledged() == 2);
+            HoldAcknowledgements.hold();
+            try {
+                for (Event event : events.subList(2, 50)) {
+                    writer.write(first, event);
+                }
+
+                preCommitted = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                        () -> writer.preCommitAsync(first), "preCommitAsync waited for the broker");
+
+                assertThat(preCommitted.handle().records()).isEqualTo(50);
+                assertThat(preCommitted.handle().probe()).as("the first record, where recovery looks")
+                        .isEqualTo(new KafkaTransaction.RecordPosition(topic, 0, 0));
+                CompletableFuture<Void> durable = preCommitted.durable().toCompletableFuture();
+                assertThat(durable).as("48 records are not acknowledged yet").isNotDone();
+                KafkaTransaction second = writer.beginTransaction(2);
+                for (Event event : events.subList(50, 60)) {
+                    writer.write(second, event);
+                }
+
+                HoldAcknowledgements.release();
+                durable.get(30, TimeUnit.SECONDS);
+                assertThat(HoldAcknowledgements.acknowledged()).as("acknowledged when the stage completed")
+                        .isGreaterThanOrEqualTo(50);
+                assertThat(readCommitted(broker, topic)).as("2PC-1: nothing visible before commit").isEmpty();
+                writer.commit(writer.preCommit(second));
+            } finally {
+                HoldAcknowledgements.release(); // before close(), which waits for the producers' threads
+            }
+        }
+        // The second transaction is committed, but the first, still open, holds its records back.
+        assertThat(readCommitted(broker, topic)).as("read_committed while the first is open").isEmpty();
+
+        // The handle taken at the barrier is all another process needs (2PC-2).
+        try (var recovering = writer(sink(topic), context("eo-async", 0, 1, 1, 1L))) {
+            recovering.recoverAndCommit(preCommitted.handle());
+        }
+        assertThat(readCommitted(broker, topic)).containsExactlyElementsOf(events);
         assertThat(stuckPartitions(broker, topic)).isEmpty();
     }
 
