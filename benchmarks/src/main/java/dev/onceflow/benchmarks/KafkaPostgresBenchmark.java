@@ -38,7 +38,8 @@ import java.util.Map;
  *
  * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
  * 1,000,000), {@code rounds} (default 3), {@code configs} (default {@code eo,flink}),
- * {@code latency-rate} (records per second, default 5,000), {@code latency-seconds} (default 20).
+ * {@code latency-rate} (records per second, default 5,000), {@code latency-seconds} (default
+ * {@value KafkaBenchmark#DEFAULT_LATENCY_SECONDS}).
  */
 public final class KafkaPostgresBenchmark {
 
