@@ -28,16 +28,27 @@ public record PreCommitted<TXN>(TXN handle, CompletionStage<Void> durable) {
      * {@link TransactionalWriter#preCommitAsync} implements {@link TransactionalWriter#preCommit}
      * ({@code return preCommitAsync(transaction).awaitDurable();}), which the Flink bridge calls.
      *
-     * <p><b>Caller and thread.</b> The writer, on the task thread, inside {@code preCommit}; never
-     * on a thread the stage needs in order to complete. Blocks until the stage completes.
+     * <p><b>Caller, thread and when.</b> The writer, on the task thread, inside {@code preCommit},
+     * right after its own {@code preCommitAsync} for the transaction; never on a thread the stage
+     * needs in order to complete. Blocks until the stage completes; calling it again returns at
+     * once with the same outcome.
+     *
+     * <p><b>What it assumes.</b> That the stage supports {@code toCompletableFuture()}, as every
+     * {@link CompletableFuture} does (another stage may throw {@code UnsupportedOperationException}).
      *
      * <p><b>After a crash.</b> Once this returns, rule 2PC-2 holds for the handle, as after a
-     * synchronous {@code preCommit}; if it throws, the transaction may not be durable, and the
-     * exception fails the job as a failed pre-commit does.
+     * synchronous {@code preCommit}. If the process dies while waiting, the checkpoint holding the
+     * handle never completed: the transaction is one the restored checkpoint does not know of,
+     * and the next attempt's {@link TransactionalWriter#abortLingering} removes it (2PC-7). If this
+     * throws, the transaction may not be durable, and the exception fails the job as a failed
+     * pre-commit does.
      *
      * @return {@link #handle()}
      * @throws Exception what made the stage fail, unwrapped from the future's {@code ExecutionException}
-     * @throws InterruptedException if the thread was interrupted while waiting; the stage goes on
+     *     (a cancelled stage's {@code CancellationException} as it is)
+     * @throws InterruptedException if the thread was interrupted while waiting; as with
+     *     {@code Future.get}, its interrupt status is then cleared, so a caller that does not rethrow
+     *     this exception must restore it. The stage goes on.
      */
     public TXN awaitDurable() throws Exception {
         try {

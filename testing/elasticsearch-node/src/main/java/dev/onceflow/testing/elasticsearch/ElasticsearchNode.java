@@ -337,11 +337,12 @@ public final class ElasticsearchNode implements AutoCloseable {
         environment.put("ES_TMPDIR", directory.resolve("tmp").toString());
         // ES_TMPDIR is the server JVM's; the launcher JVM before it makes a final-flags* directory
         // (holding a gc.log) in its own java.io.tmpdir per start and never deletes it: /tmp gained
-        // one per node start until the launcher was given the node's directory too. The script splits
-        // CLI_JAVA_OPTS at blanks, so a directory with one keeps the default (and the leftover).
+        // one per node start until the launcher was given the node's directory too. The script does
+        // not quote CLI_JAVA_OPTS, so a directory it would split keeps the default (and the leftover).
         String launcherTmp = directory.resolve("tmp").toString();
-        if (launcherTmp.chars().noneMatch(Character::isWhitespace)) {
-            environment.put("CLI_JAVA_OPTS", "-Djava.io.tmpdir=" + launcherTmp);
+        if (launcherCanTake(launcherTmp)) {
+            String inherited = environment.getOrDefault("CLI_JAVA_OPTS", "");
+            environment.put("CLI_JAVA_OPTS", (inherited + " -Djava.io.tmpdir=" + launcherTmp).strip());
         }
         try {
             Files.writeString(logFile, "=== " + String.join(" ", command) + "\n", StandardCharsets.UTF_8,
@@ -462,6 +463,14 @@ public final class ElasticsearchNode implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Whether {@code path} survives {@code elasticsearch-cli}'s unquoted {@code $CLI_JAVA_OPTS}
+     * as one word: no blanks (split) and no {@code *?[} (pattern matched).
+     */
+    static boolean launcherCanTake(String path) {
+        return path.chars().noneMatch(c -> Character.isWhitespace(c) || c == '*' || c == '?' || c == '[');
     }
 
     /** {@code command} run by a shell script that stops it once the test JVM is gone (see {@link #STOP_WHEN_INPUT_ENDS}). */
