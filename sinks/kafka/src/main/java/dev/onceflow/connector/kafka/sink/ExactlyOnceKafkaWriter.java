@@ -9,9 +9,7 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -57,8 +55,6 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     private final List<Slot> slots = new ArrayList<>();
     /** Waits for pre-committed transactions' records to be acknowledged, one at a time, off the task thread. */
     private final ExecutorService flushThread;
-    /** The stages of flushes not finished yet: failed by {@link #close()}, which drops queued ones. */
-    private final Set<CompletableFuture<Void>> flushing = ConcurrentHashMap.newKeySet();
     private Admin admin;
 
     ExactlyOnceKafkaWriter(KafkaSinkSettings settings, SinkContext context, ProducerInternals internals) {
@@ -194,8 +190,6 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
             producer.flush();
             errors.check(topic);
         }, flushThread);
-        flushing.add(durable);
-        durable.whenComplete((ignored, error) -> flushing.remove(durable));
         return new PreCommitted<>(slot.transaction, durable);
     }
 
@@ -293,13 +287,10 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     @Override
     public void close() {
         // A flush still running or queued belongs to a checkpoint this attempt will not complete
-        // (it is acknowledged only after the flush): its stage fails, and a running flush ends when
-        // its producer is closed below, which fails the batches in flight. Nothing is committed.
-        flushThread.shutdownNow();
-        for (CompletableFuture<Void> stage : List.copyOf(flushing)) {
-            stage.completeExceptionally(new IllegalStateException("the Kafka sink writer of subtask "
-                    + context.subtaskIndex() + " was closed before its transaction's records were acknowledged"));
-        }
+        // (it is acknowledged only after the flush). Closing its producer ends it: a close with no
+        // timeout fails the batches not yet acknowledged, so their send errors fail the stage (a
+        // flush on a closed producer returns at once). Every such stage ends; nothing is committed.
+        flushThread.shutdown();
         for (Slot slot : slots) {
             // Duration.ZERO: a graceful close aborts the open transaction, and must not touch a
             // pre-committed one, which a later attempt may still commit.
