@@ -11,7 +11,7 @@ import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.Serializers;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.onceflow.testing.postgres.EmbeddedPostgresServer;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -71,11 +71,11 @@ public final class JdbcBenchmark {
     private final long rows;
     private final int rounds;
     private final List<Config> configs;
-    private final EmbeddedPostgres postgres;
+    private final EmbeddedPostgresServer postgres;
     private final Path checkpointRoot;
     private int runCounter;
 
-    JdbcBenchmark(long rows, int rounds, List<Config> configs, EmbeddedPostgres postgres, Path checkpointRoot) {
+    JdbcBenchmark(long rows, int rounds, List<Config> configs, EmbeddedPostgresServer postgres, Path checkpointRoot) {
         this.rows = rows;
         this.rounds = rounds;
         this.configs = configs;
@@ -95,10 +95,7 @@ public final class JdbcBenchmark {
             System.exit(2);
         }
         Path root = Files.createTempDirectory("onceflow-jdbc-benchmark-");
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
-                .setServerConfig("max_prepared_transactions", "16")
-                .setServerConfig("listen_addresses", "localhost")
-                .start()) {
+        try (EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(Map.of("max_prepared_transactions", "16"))) {
             JdbcBenchmark benchmark = new JdbcBenchmark(rows, rounds, configs, postgres, root);
             Map<Config, List<Double>> results = benchmark.runAll();
             System.out.println();
@@ -196,7 +193,7 @@ public final class JdbcBenchmark {
     }
 
     private String url() {
-        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+        return postgres.url();
     }
 
     private Connection connect() throws SQLException {

@@ -5,7 +5,7 @@ import dev.onceflow.connector.jdbc.JdbcSink;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.onceflow.testing.postgres.EmbeddedPostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -61,12 +61,12 @@ public final class KafkaPostgresBenchmark {
 
     private final EmbeddedKafkaBroker broker;
     private final KafkaBenchmark kafka;
-    private final EmbeddedPostgres postgres;
+    private final EmbeddedPostgresServer postgres;
     private final Path checkpointRoot;
     private FlinkKafkaJob.Child flink;
     private int runCounter;
 
-    KafkaPostgresBenchmark(EmbeddedKafkaBroker broker, EmbeddedPostgres postgres, Path checkpointRoot) {
+    KafkaPostgresBenchmark(EmbeddedKafkaBroker broker, EmbeddedPostgresServer postgres, Path checkpointRoot) {
         this.broker = broker;
         this.kafka = new KafkaBenchmark(broker, checkpointRoot);
         this.postgres = postgres;
@@ -85,12 +85,9 @@ public final class KafkaPostgresBenchmark {
                 c -> c.shortName);
         Path root = Files.createTempDirectory("onceflow-kafka-postgres-benchmark-");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-                EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                EmbeddedPostgresServer postgres = EmbeddedPostgresServer.start(
                         // Flink's XA sink and Onceflow's exactly-once mode both keep prepared transactions.
-                        .setServerConfig("max_prepared_transactions", "64")
-                        .setServerConfig("track_commit_timestamp", "on")
-                        .setServerConfig("listen_addresses", "localhost")
-                        .start()) {
+                        Map.of("max_prepared_transactions", "64", "track_commit_timestamp", "on"))) {
             KafkaPostgresBenchmark benchmark = new KafkaPostgresBenchmark(broker, postgres, root);
             System.out.printf(Locale.ROOT, "Onceflow Kafka -> PostgreSQL benchmark (#9 (c)): kafka(%d partitions) -> "
                     + "keyBy(key).process(count) -> jdbc sink, parallelism %d, checkpoints every 1 s, exactly-once; "
@@ -258,7 +255,7 @@ public final class KafkaPostgresBenchmark {
     }
 
     private String url() {
-        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+        return postgres.url();
     }
 
     private Connection connect() throws SQLException {

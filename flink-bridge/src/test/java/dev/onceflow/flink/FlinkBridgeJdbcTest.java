@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.jdbc.JdbcSink;
 import dev.onceflow.spi.record.Event;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.onceflow.testing.postgres.EmbeddedPostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -46,7 +46,7 @@ class FlinkBridgeJdbcTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = BridgeJobs.miniCluster();
 
-    private static EmbeddedPostgres postgres;
+    private static EmbeddedPostgresServer postgres;
     private static volatile String url;
     private static volatile String table;
     private static final AtomicBoolean FAILED_ONCE = new AtomicBoolean();
@@ -57,11 +57,8 @@ class FlinkBridgeJdbcTest {
 
     @BeforeAll
     static void startPostgres() throws Exception {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("max_prepared_transactions", "64")
-                .setServerConfig("listen_addresses", "localhost")
-                .start();
-        url = "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+        postgres = EmbeddedPostgresServer.start(Map.of("max_prepared_transactions", "64"));
+        url = postgres.url();
     }
 
     @AfterAll

@@ -2,24 +2,20 @@ package dev.onceflow.conformance.jdbc;
 
 import dev.onceflow.conformance.TestDestination;
 import dev.onceflow.spi.record.Event;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.onceflow.testing.postgres.EmbeddedPostgresServer;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * One embedded PostgreSQL for a whole suite, on a data directory of its own so it can be
- * restarted with its prepared transactions; each case writes into a table of its own.
+ * One embedded PostgreSQL for a whole suite, restarted with its prepared transactions where a
+ * case asks for it; each case writes into a table of its own.
  */
 final class EmbeddedPostgresFixture implements JdbcDatabase {
 
@@ -27,9 +23,7 @@ final class EmbeddedPostgresFixture implements JdbcDatabase {
     private static final String UNDEFINED_TABLE = "42P01";
 
     private final String mode;
-    private Path dataDirectory;
-    private int port;
-    private EmbeddedPostgres postgres;
+    private EmbeddedPostgresServer postgres;
 
     /** @param mode the sink's {@code mode} option */
     EmbeddedPostgresFixture(String mode) {
@@ -38,24 +32,12 @@ final class EmbeddedPostgresFixture implements JdbcDatabase {
 
     @Override
     public void start() throws Exception {
-        dataDirectory = Files.createTempDirectory("onceflow-conformance-pg-");
-        postgres = builder().start();
-        port = postgres.getPort();
-    }
-
-    private EmbeddedPostgres.Builder builder() {
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                .setDataDirectory(dataDirectory)
-                .setCleanDataDirectory(false)
-                .setServerConfig("max_prepared_transactions", "64")
-                .setServerConfig("listen_addresses", "localhost");
-        return port == 0 ? builder : builder.setPort(port);
+        postgres = EmbeddedPostgresServer.start(Map.of("max_prepared_transactions", "64"));
     }
 
     @Override
     public void restart() throws IOException {
-        postgres.close();
-        postgres = builder().start();
+        postgres.restart();
     }
 
     @Override
@@ -79,18 +61,8 @@ final class EmbeddedPostgresFixture implements JdbcDatabase {
 
     @Override
     public void close() throws Exception {
-        try {
-            if (postgres != null) {
-                postgres.close();
-            }
-        } finally {
-            if (dataDirectory != null) {
-                try (Stream<Path> files = Files.walk(dataDirectory)) {
-                    for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(file);
-                    }
-                }
-            }
+        if (postgres != null) {
+            postgres.close();
         }
     }
 
@@ -145,7 +117,7 @@ final class EmbeddedPostgresFixture implements JdbcDatabase {
     }
 
     private String url() {
-        return "jdbc:postgresql://localhost:" + port + "/postgres";
+        return postgres.url();
     }
 
     private Connection connect() throws SQLException {

@@ -1,11 +1,12 @@
 package dev.onceflow.connector.jdbc;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.onceflow.testing.postgres.EmbeddedPostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 final class PostgresServer implements BeforeAllCallback, AfterAllCallback {
 
     private final int maxPreparedTransactions;
-    private EmbeddedPostgres postgres;
+    private EmbeddedPostgresServer postgres;
 
     /** @param maxPreparedTransactions the server's {@code max_prepared_transactions}; PostgreSQL's default is 0 */
     PostgresServer(int maxPreparedTransactions) {
@@ -26,10 +27,8 @@ final class PostgresServer implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
-                .setServerConfig("listen_addresses", "localhost")
-                .start();
+        postgres = EmbeddedPostgresServer.start(
+                Map.of("max_prepared_transactions", Integer.toString(maxPreparedTransactions)));
     }
 
     @Override
@@ -40,7 +39,7 @@ final class PostgresServer implements BeforeAllCallback, AfterAllCallback {
     }
 
     String url() {
-        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/postgres";
+        return postgres.url();
     }
 
     Connection connect() throws SQLException {
