@@ -49,14 +49,16 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * cache (untimed); medians summarize the rounds.
  *
  * <p>Settings, as system properties or {@code name=value} arguments: {@code rows} (default
- * 20,000,000), {@code rounds} (default 3), {@code configs} (default {@code raw,eo}; {@code off} adds
- * the job without periodic checkpoints, which separates the runtime's cost from checkpointing's;
- * {@code eo-sync} the EO job with its pre-commit waiting on the task thread, which measures what
+ * 60,000,000: 7-17 s a run on the machines measured, so as many checkpoints at 1 s; at 20,000,000 a
+ * run on the fastest of them held two or three), {@code rounds} (default 3), {@code configs}
+ * (default {@code raw,eo}; {@code off} adds the job without periodic checkpoints, which separates
+ * the runtime's cost from checkpointing's; {@code eo-sync} the EO job with its pre-commit waiting
+ * on the task thread, which measures what
  * {@link dev.onceflow.spi.sink.TransactionalWriter#preCommitAsync} gains; {@code raw-sync-block}
- * the plain program with every block synced; {@code raw-batch} the plain program generating 100
- * events into an array before formatting them, see below; {@code raw-shared} the plain program's
- * threads taking ranges of rows from a shared counter, as the job's readers take the datagen
- * source's chunks on demand, so neither side's threads finish far apart).
+ * the plain program with every block synced; {@code raw-batch} the plain program generating 100 events into
+ * an array before formatting them, see below; {@code raw-shared} the plain program's threads taking
+ * ranges of rows from a shared counter, as the job's readers take the datagen source's chunks on
+ * demand, so neither side's threads finish far apart).
  *
  * <p>The plain program generates each event and formats it in one loop, so the JIT compiles both
  * together and formats fields the generator sets to constants (the count, always 0) as
@@ -123,7 +125,7 @@ public final class HdfsBenchmark {
     public static void main(String[] args) throws Exception {
         Map<String, String> values = BenchmarkArgs.parse("HdfsBenchmark", args, List.of("rows", "rounds", "configs"),
                 "rows=<n>, rounds=<n>, configs=<raw,eo,eo-sync,off,raw-sync-block,raw-batch,raw-shared>");
-        long rows = Long.parseLong(values.getOrDefault("rows", "20000000").replace("_", ""));
+        long rows = Long.parseLong(values.getOrDefault("rows", "60000000").replace("_", ""));
         int rounds = Integer.parseInt(values.getOrDefault("rounds", "3"));
         List<Config> configs = BenchmarkArgs.configs(values.getOrDefault("configs", "raw,eo"), Config.values(),
                 c -> c.shortName);
