@@ -131,6 +131,30 @@ class EmbeddedPostgresServerTest {
         }
     }
 
+    @Test
+    void theWatcherOutlivesWhatAnInterruptedBuildSendsAndStillCleansUp() throws Exception {
+        Path directory = Files.createTempDirectory("onceflow-postgres-watcher-test-");
+        Process watcher = new ProcessBuilder(EmbeddedPostgresServer.watcherCommand(directory)).start();
+        try {
+            // The signals must come after the shell's trap, not during its start-up.
+            long hupIntTerm = (1L << 0) | (1L << 1) | (1L << 14);
+            Awaitility.await("the watcher ignores SIGHUP, SIGINT and SIGTERM").atMost(Duration.ofSeconds(10))
+                    .until(() -> (ignoredSignals(watcher.pid()) & hupIntTerm) == hupIntTerm);
+            for (String signal : List.of("INT", "HUP", "TERM")) {
+                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(watcher.pid())).start();
+                assertThat(kill.waitFor()).as("kill -" + signal).isZero();
+            }
+
+            watcher.getOutputStream().close();
+
+            assertThat(watcher.waitFor(30, TimeUnit.SECONDS)).as("the watcher exits").isTrue();
+            assertThat(watcher.exitValue()).as("exit status: 128 + the signal, had one ended it").isZero();
+            assertThat(directory).doesNotExist();
+        } finally {
+            watcher.destroyForcibly();
+        }
+    }
+
     private static String single(Statement statement, String sql) throws SQLException {
         try (ResultSet rows = statement.executeQuery(sql)) {
             assertThat(rows.next()).as(sql).isTrue();
@@ -138,6 +162,14 @@ class EmbeddedPostgresServerTest {
             assertThat(rows.next()).as(sql + ": one row").isFalse();
             return value;
         }
+    }
+
+    /** The {@code SigIgn} mask of process {@code pid}: bit n - 1 for signal n. */
+    private static long ignoredSignals(long pid) throws IOException {
+        return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
+                .filter(line -> line.startsWith("SigIgn:"))
+                .mapToLong(line -> Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16))
+                .findFirst().orElseThrow();
     }
 
     /** Whether process {@code pid} runs: it has a {@code /proc} entry and is not a zombie. */
