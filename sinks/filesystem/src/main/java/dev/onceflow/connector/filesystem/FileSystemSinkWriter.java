@@ -51,6 +51,13 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
 
     /** Pause between polls of the HDFS block or lease recovery that truncate and commit may wait for. */
     private static final long RECOVERY_POLL_MILLIS = 100;
+    /**
+     * How long lease recovery waits for the name node's recovery before asking for it again. Each
+     * {@code recoverLease} call starts the block recovery anew, superseding one in progress, so it
+     * is not asked at every poll; a recovery that failed (a data node unreachable) is retried only
+     * when asked again.
+     */
+    private static final long LEASE_RECOVERY_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final SinkContext context;
     private final FileSystem fs;
@@ -218,8 +225,15 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
             truncate(inProgress, transaction.length());
         }
         if (!fs.rename(inProgress, target)) {
-            // HDFS reports some failures only as false; succeed only if the commit did happen.
+            // HDFS answers false where local disk overwrites, onto an existing name, and reports some
+            // failures only as false. Succeed only if the target is this commit's file; the
+            // in-progress file is then a surplus copy of it, which would be left behind.
+            if (statusOrNull(target) == null) {
+                throw new IOException("renaming in-progress part file " + inProgress + " to " + target
+                        + " failed (" + fs.getScheme() + " gave no reason: is the directory writable?)");
+            }
             requireCommitted(transaction, target);
+            fs.delete(inProgress, false);
         }
     }
 
@@ -268,9 +282,16 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
             return false;
         }
         long deadline = deadline();
-        while (!leases.recoverLease(file)) {
+        boolean closed = leases.recoverLease(file);
+        long askedAt = System.nanoTime();
+        while (!closed) {
             checkDeadline(deadline, file, "lease recovery");
             pause();
+            closed = leases.isFileClosed(file);
+            if (!closed && System.nanoTime() - askedAt >= LEASE_RECOVERY_RETRY_NANOS) {
+                closed = leases.recoverLease(file);
+                askedAt = System.nanoTime();
+            }
         }
         return true;
     }

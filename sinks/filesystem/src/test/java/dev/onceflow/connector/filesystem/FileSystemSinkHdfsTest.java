@@ -74,11 +74,51 @@ class FileSystemSinkHdfsTest {
     }
 
     @Test
+    void aCommitFindingItsFinalFileAlreadyThereKeepsItAndDropsTheInProgressCopy() throws Exception {
+        List<Event> events = events(0, 1000);
+        try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 0)) {
+            FileTransaction preCommitted = writeAndPreCommit(writer, 4, events);
+            PartFile part = preCommitted.parts().get(0);
+            // The state a commit interrupted between a copy and a delete would leave: HDFS's rename
+            // answers false onto the existing name, where local disk's would overwrite it.
+            copy(new Path(part.inProgressPath()), new Path(part.finalPath()));
+            assertThat(allFiles()).containsExactly(".part-0-4-0-a1.inprogress", "part-0-4-0-a1");
+
+            writer.commit(preCommitted);
+        }
+
+        assertThat(allFiles()).containsExactly("part-0-4-0-a1");
+        assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    @Test
+    void aCommitFindingAnotherFileUnderItsFinalNameFailsAndChangesNothing() throws Exception {
+        try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 0)) {
+            FileTransaction preCommitted = writeAndPreCommit(writer, 4, events(0, 1000));
+            PartFile part = preCommitted.parts().get(0);
+            try (FSDataOutputStream other = hdfs.fileSystem().create(new Path(part.finalPath()))) {
+                other.write("someone else's\n".getBytes(StandardCharsets.UTF_8));
+            }
+
+            assertThatThrownBy(() -> writer.commit(preCommitted)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("final part file " + part.finalPath() + " has 15 bytes but "
+                            + part.length() + " were pre-committed");
+        }
+
+        assertThat(allFiles()).containsExactly(".part-0-4-0-a1.inprogress", "part-0-4-0-a1");
+        assertThat(committedText()).isEqualTo("someone else's\n");
+    }
+
+    @Test
     void recoveryTakesOverTheLeaseOfADeadWriterAndTruncatesToThePreCommittedLength() throws Exception {
         List<Event> events = events(0, 1000);
         TransactionalWriter<Event, FileTransaction> first = process(0, "a1", 0);
         FileTransaction preCommitted = writeAndPreCommit(first, 7, events);
         Path inProgress = new Path(preCommitted.parts().get(0).inProgressPath());
+        // The cut falls inside a block, so HDFS truncates in the background (truncate answers
+        // false) and commit must wait for it before the rename.
+        long blockSize = hdfs.fileSystem().getFileStatus(inProgress).getBlockSize();
+        assertThat(preCommitted.parts().get(0).length() % blockSize).isNotZero();
         // Another writer appended bytes no checkpoint holds, made them durable, and died holding the lease.
         FileSystem dead = hdfs.newClient();
         FSDataOutputStream appended = dead.append(inProgress);
@@ -158,6 +198,13 @@ class FileSystemSinkHdfsTest {
 
         assertThat(allFiles()).containsExactly("part-0-5-0-a1");
         assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    private void copy(Path from, Path to) throws IOException {
+        DistributedFileSystem fs = hdfs.fileSystem();
+        try (var in = fs.open(from); FSDataOutputStream copy = fs.create(to, false)) {
+            in.transferTo(copy);
+        }
     }
 
     /** A writer; each has an HDFS client of its own, as a separate process would. */
