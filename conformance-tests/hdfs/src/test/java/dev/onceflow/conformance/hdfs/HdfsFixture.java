@@ -6,9 +6,9 @@ import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
 import dev.onceflow.testing.hdfs.HdfsTestCluster;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -59,17 +59,43 @@ abstract class HdfsFixture implements ExternalSystem {
         return CheckpointLocation.of(uri(destination, "checkpoints"));
     }
 
-    /** The events in the visible files of {@code directory}, as a committed reader sees them. */
+    /**
+     * The events in the visible files of {@code directory}, as a committed reader sees them. Each
+     * file must hold whole lines, each exactly as its event formats ({@code EventFormat}): a file
+     * cut inside a line, or a line not as the sink writes it, fails the case here, which record
+     * ids and counts alone would not show.
+     */
     List<Event> readVisible(String directory) throws IOException {
         List<Event> events = new ArrayList<>();
         for (FileStatus file : files(directory)) {
             if (!hidden(file)) {
-                try (FSDataInputStream in = fs().open(file.getPath());
-                        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = reader.readLine()) != null) {
-                        events.add(EventFormat.parse(line));
+                byte[] bytes;
+                try (FSDataInputStream in = fs().open(file.getPath())) {
+                    bytes = in.readAllBytes();
+                }
+                if (bytes.length != file.getLen()) {
+                    throw new IOException("committed file " + file.getPath() + " is " + file.getLen()
+                            + " bytes long but " + bytes.length + " were read");
+                }
+                if (bytes.length == 0) {
+                    continue;
+                }
+                if (bytes[bytes.length - 1] != '\n') {
+                    throw new IOException("committed file " + file.getPath() + " ends inside a line");
+                }
+                String text = StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(bytes)).toString();
+                int lineNumber = 0;
+                for (String line : text.split("\n")) {
+                    lineNumber++;
+                    Event event = EventFormat.parse(line);
+                    if (!EventFormat.toLine(event).equals(line)) {
+                        throw new IOException("line " + lineNumber + " of committed file " + file.getPath()
+                                + " is not as its record formats: " + line);
                     }
+                    events.add(event);
                 }
             }
         }
