@@ -8,6 +8,7 @@ import dev.onceflow.spi.record.EventFormat;
 import dev.onceflow.testing.hdfs.HdfsTestCluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,9 +62,10 @@ abstract class HdfsFixture implements ExternalSystem {
 
     /**
      * The events in the visible files of {@code directory}, as a committed reader sees them. Each
-     * file must hold whole lines, each exactly as its event formats ({@code EventFormat}): a file
-     * cut inside a line, or a line not as the sink writes it, fails the case here, which record
-     * ids and counts alone would not show.
+     * file must be UTF-8 and hold whole lines, each exactly as its event formats
+     * ({@code EventFormat}; so no blank ones): a file cut inside a line, or a line not as the sink
+     * writes it, fails the case here, which record ids and counts alone would not show. (A field
+     * holding a line end, which {@code EventFormat} can quote, would fail too; datagen's do not.)
      */
     List<Event> readVisible(String directory) throws IOException {
         List<Event> events = new ArrayList<>();
@@ -83,16 +85,28 @@ abstract class HdfsFixture implements ExternalSystem {
                 if (bytes[bytes.length - 1] != '\n') {
                     throw new IOException("committed file " + file.getPath() + " ends inside a line");
                 }
-                String text = StandardCharsets.UTF_8.newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(bytes)).toString();
-                int lineNumber = 0;
-                for (String line : text.split("\n")) {
-                    lineNumber++;
-                    Event event = EventFormat.parse(line);
+                String text;
+                try {
+                    text = StandardCharsets.UTF_8.newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT)
+                            .decode(ByteBuffer.wrap(bytes)).toString();
+                } catch (CharacterCodingException e) {
+                    throw new IOException("committed file " + file.getPath() + " is not UTF-8: " + e, e);
+                }
+                // The part after the last line end is empty (checked above); every other one is a line.
+                String[] lines = text.split("\n", -1);
+                for (int i = 0; i < lines.length - 1; i++) {
+                    String line = lines[i];
+                    Event event;
+                    try {
+                        event = EventFormat.parse(line);
+                    } catch (IllegalArgumentException e) {
+                        throw new IOException("line " + (i + 1) + " of committed file " + file.getPath() + ": "
+                                + e.getMessage(), e);
+                    }
                     if (!EventFormat.toLine(event).equals(line)) {
-                        throw new IOException("line " + lineNumber + " of committed file " + file.getPath()
+                        throw new IOException("line " + (i + 1) + " of committed file " + file.getPath()
                                 + " is not as its record formats: " + line);
                     }
                     events.add(event);

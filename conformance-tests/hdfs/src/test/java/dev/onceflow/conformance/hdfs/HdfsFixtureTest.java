@@ -58,6 +58,33 @@ class HdfsFixtureTest {
                 .hasMessageEndingWith(" is not as its record formats: 2,key-2,01,payload2");
     }
 
+    @Test
+    void aBlankLineFailsTheReadWhereverItIs() throws IOException {
+        String middle = directory("blank-middle");
+        write(middle + "/part-0-1-0-a", "1,key-1,1,payload1\n\n2,key-2,1,payload2\n");
+        String end = directory("blank-end");
+        write(end + "/part-0-1-0-a", "1,key-1,1,payload1\n\n");
+
+        assertThatThrownBy(() -> FIXTURE.readVisible(middle)).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("line 2 of committed file ").hasMessageContaining("expected 4 fields");
+        assertThatThrownBy(() -> FIXTURE.readVisible(end)).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("line 2 of committed file ").hasMessageContaining("expected 4 fields");
+    }
+
+    @Test
+    void bytesThatAreNotUtf8FailTheRead() throws IOException {
+        String directory = directory("latin1");
+        try (FSDataOutputStream out = FIXTURE.fs().create(new Path(directory + "/part-0-1-0-a"))) {
+            out.write("1,key-1,1,caf".getBytes(StandardCharsets.US_ASCII));
+            out.write(0xE9); // 'é' in ISO-8859-1, a lone continuation-less lead byte in UTF-8
+            out.write('\n');
+        }
+
+        assertThatThrownBy(() -> FIXTURE.readVisible(directory)).isInstanceOf(IOException.class)
+                .hasMessageEndingWith("/latin1/part-0-1-0-a is not UTF-8: java.nio.charset.MalformedInputException: "
+                        + "Input length = 1");
+    }
+
     private static String directory(String name) {
         return FIXTURE.cluster().uri() + "/" + name;
     }

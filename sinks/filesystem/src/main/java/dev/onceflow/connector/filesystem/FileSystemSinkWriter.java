@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LeaseRecoverable;
@@ -52,10 +53,10 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
     /** Pause between polls of the HDFS block or lease recovery that truncate and commit may wait for. */
     private static final long RECOVERY_POLL_MILLIS = 100;
     /**
-     * How long lease recovery waits for the name node's recovery before asking for it again. Each
-     * {@code recoverLease} call starts the block recovery anew, superseding one in progress, so it
-     * is not asked at every poll; a recovery that failed (a data node unreachable) is retried only
-     * when asked again.
+     * How long lease recovery waits for the name node's recovery before asking for it again. The
+     * name node ignores a request while a block recovery is pending; one that failed or timed out
+     * (a data node unreachable) starts again only when asked. Between requests it polls
+     * {@code isFileClosed}.
      */
     private static final long LEASE_RECOVERY_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -226,14 +227,46 @@ final class FileSystemSinkWriter implements TransactionalWriter<Event, FileTrans
         }
         if (!fs.rename(inProgress, target)) {
             // HDFS answers false where local disk overwrites, onto an existing name, and reports some
-            // failures only as false. Succeed only if the target is this commit's file; the
-            // in-progress file is then a surplus copy of it, which would be left behind.
+            // failures only as false.
+            if (statusOrNull(inProgress) == null) {
+                // Renamed meanwhile, by another attempt committing the same handle, or gone.
+                requireCommitted(transaction, target);
+                return;
+            }
             if (statusOrNull(target) == null) {
                 throw new IOException("renaming in-progress part file " + inProgress + " to " + target
                         + " failed (" + fs.getScheme() + " gave no reason: is the directory writable?)");
             }
             requireCommitted(transaction, target);
+            dropCopyOfCommitted(inProgress, target);
+        }
+    }
+
+    /**
+     * Both files exist and the final one has the pre-committed length: the in-progress one is a
+     * surplus copy, which would be left behind, if the two hold the same bytes. If not, the final
+     * name is another writer's file (a new job writing into the same directory whose random attempt
+     * id clashed), and the in-progress file holds this transaction's only copy: it is kept and the
+     * commit fails.
+     */
+    private void dropCopyOfCommitted(Path inProgress, Path target) throws IOException {
+        FileChecksum ours = fs.getFileChecksum(inProgress);
+        FileChecksum theirs = fs.getFileChecksum(target);
+        if (ours == null || theirs == null) {
+            LOG.warn("Part file {} is committed, but {} cannot tell whether {} holds the same bytes; it is left "
+                    + "in place", target, fs.getScheme(), inProgress);
+            return;
+        }
+        if (!ours.equals(theirs)) {
+            throw new IOException("final part file " + target + " exists with the pre-committed length but other "
+                    + "bytes than in-progress part file " + inProgress + ", which is kept: another writer's file has "
+                    + "this name (a new job writing into the same directory?)");
+        }
+        try {
             fs.delete(inProgress, false);
+        } catch (IOException e) {
+            LOG.warn("Part file {} is committed; its surplus in-progress copy {} could not be deleted: {}", target,
+                    inProgress, e.toString());
         }
     }
 

@@ -22,7 +22,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.SafeModeAction;
@@ -92,21 +91,29 @@ class FileSystemSinkHdfsTest {
     }
 
     @Test
-    void aCommitFindingAnotherFileUnderItsFinalNameFailsAndChangesNothing() throws Exception {
+    void aCommitFindingAnotherFileOfTheSameLengthUnderItsFinalNameFailsAndKeepsItsOwnCopy() throws Exception {
+        List<Event> events = events(0, 1000);
+        byte[] theirs;
         try (TransactionalWriter<Event, FileTransaction> writer = process(0, "a1", 0)) {
-            FileTransaction preCommitted = writeAndPreCommit(writer, 4, events(0, 1000));
+            FileTransaction preCommitted = writeAndPreCommit(writer, 4, events);
             PartFile part = preCommitted.parts().get(0);
+            // A new job in the same directory whose random attempt id clashed: same name, same length.
+            theirs = new byte[(int) part.length()];
+            Arrays.fill(theirs, (byte) 'x');
+            theirs[theirs.length - 1] = '\n';
             try (FSDataOutputStream other = hdfs.fileSystem().create(new Path(part.finalPath()))) {
-                other.write("someone else's\n".getBytes(StandardCharsets.UTF_8));
+                other.write(theirs);
             }
 
             assertThatThrownBy(() -> writer.commit(preCommitted)).isInstanceOf(IOException.class)
-                    .hasMessageContaining("final part file " + part.finalPath() + " has 15 bytes but "
-                            + part.length() + " were pre-committed");
+                    .hasMessageContaining("final part file " + part.finalPath() + " exists with the pre-committed "
+                            + "length but other bytes than in-progress part file " + part.inProgressPath()
+                            + ", which is kept");
         }
 
         assertThat(allFiles()).containsExactly(".part-0-4-0-a1.inprogress", "part-0-4-0-a1");
-        assertThat(committedText()).isEqualTo("someone else's\n");
+        assertThat(committedText()).isEqualTo(new String(theirs, StandardCharsets.UTF_8));
+        assertThat(text(new Path(out, ".part-0-4-0-a1.inprogress"))).isEqualTo(lines(events));
     }
 
     @Test
@@ -239,16 +246,18 @@ class FileSystemSinkHdfsTest {
     /** Visible files' contents in name order; part numbers below 10 sort in part order. */
     private String committedText() throws IOException {
         StringBuilder text = new StringBuilder();
-        DistributedFileSystem fs = hdfs.fileSystem();
         for (String name : visibleFiles()) {
-            Path file = new Path(out, name);
-            FileStatus status = fs.getFileStatus(file);
-            byte[] bytes = new byte[(int) status.getLen()];
-            try (var in = fs.open(file)) {
-                in.readFully(0, bytes);
-            }
-            text.append(new String(bytes, StandardCharsets.UTF_8));
+            text.append(text(new Path(out, name)));
         }
         return text.toString();
+    }
+
+    private String text(Path file) throws IOException {
+        DistributedFileSystem fs = hdfs.fileSystem();
+        byte[] bytes = new byte[(int) fs.getFileStatus(file).getLen()];
+        try (var in = fs.open(file)) {
+            in.readFully(0, bytes);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

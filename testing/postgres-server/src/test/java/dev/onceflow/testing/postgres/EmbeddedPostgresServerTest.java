@@ -128,6 +128,7 @@ class EmbeddedPostgresServerTest {
             assertThat(directory).doesNotExist();
         } finally {
             sleep.destroyForcibly();
+            deleteIfLeft(directory);
         }
     }
 
@@ -152,6 +153,7 @@ class EmbeddedPostgresServerTest {
             assertThat(directory).doesNotExist();
         } finally {
             watcher.destroyForcibly();
+            deleteIfLeft(directory);
         }
     }
 
@@ -162,6 +164,12 @@ class EmbeddedPostgresServerTest {
             assertThat(rows.next()).as(sql + ": one row").isFalse();
             return value;
         }
+    }
+
+    /** What a failed watcher test leaves: the directory and perhaps a {@code postmaster.pid}. */
+    private static void deleteIfLeft(Path directory) throws IOException {
+        Files.deleteIfExists(directory.resolve("postmaster.pid"));
+        Files.deleteIfExists(directory);
     }
 
     /** The {@code SigIgn} mask of process {@code pid}: bit n - 1 for signal n. */
