@@ -1,0 +1,59 @@
+package dev.onceflow.spi.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import org.junit.jupiter.api.Test;
+
+class TextValuesTest {
+
+    @Test
+    void everyScalarOfTheTestRowsReadsBackFromItsText() {
+        for (Row row : new Row[] {Rows.full(1), Rows.extremes(2)}) {
+            for (int i = 0; i < row.arity(); i++) {
+                DataType type = row.schema().field(i).type();
+                if (!type.isNested()) {
+                    Object value = TextValues.parse(type, TextValues.format(type, row.get(i)));
+                    assertThat(Row.of(Schema.of(Field.of("v", type)), value))
+                            .isEqualTo(Row.of(Schema.of(Field.of("v", type)), row.get(i)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void decimalsKeepTheirScaleAndAreNeverRounded() {
+        DataType money = DataType.decimal(6, 2);
+
+        assertThat(TextValues.parse(money, "12.5")).isEqualTo(new BigDecimal("12.50"));
+        assertThat(TextValues.format(money, new BigDecimal("1E+3").setScale(2))).isEqualTo("1000.00");
+        assertThatThrownBy(() -> TextValues.parse(money, "0.125"))
+                .hasMessage("0.125 has more than 2 digits after the point for decimal(6, 2)");
+        assertThatThrownBy(() -> TextValues.parse(money, "12345"))
+                .hasMessage("12345 has more than 6 digits for decimal(6, 2)");
+    }
+
+    @Test
+    void timestampsReadTheCommonSpellings() {
+        assertThat(TextValues.parse(DataType.TIMESTAMP, "2026-12-06 10:00:01.5"))
+                .isEqualTo(LocalDateTime.of(2026, 12, 6, 10, 0, 1, 500_000_000));
+        assertThat(TextValues.parse(DataType.TIMESTAMP_TZ, "2026-12-06T11:00:00+01:00"))
+                .isEqualTo(Instant.parse("2026-12-06T10:00:00Z"));
+        assertThat(TextValues.format(DataType.TIMESTAMP_TZ, Instant.parse("2026-12-06T10:00:00Z")))
+                .isEqualTo("2026-12-06T10:00:00Z");
+    }
+
+    @Test
+    void badTextIsOneLineAndAbbreviated() {
+        assertThatThrownBy(() -> TextValues.parse(DataType.INT.notNull(), "12x")).hasMessage("'12x' is not a int");
+        assertThatThrownBy(() -> TextValues.parse(DataType.BOOLEAN, "yes"))
+                .hasMessage("'yes' is not a boolean (true or false)");
+        assertThatThrownBy(() -> TextValues.parse(DataType.DATE, "x".repeat(100)))
+                .hasMessage("'" + "x".repeat(37) + "...' is not a date");
+        assertThatThrownBy(() -> TextValues.parse(DataType.BYTES, "***"))
+                .hasMessageStartingWith("'***' is not base64 bytes");
+    }
+}
