@@ -84,11 +84,4 @@ class RowTest {
         assertThat(row.get(1)).isNull();
         assertThatThrownBy(() -> row.with(0, null)).hasMessage("field 'id': null in a field of type long not null");
     }
-
-    @Test
-    void theTestRowsAreValid() {
-        assertThat(Rows.full(1)).isEqualTo(Rows.full(1));
-        assertThat(Rows.nulls(2).get("name")).isNull();
-        assertThat(Rows.extremes(3).get("small")).isEqualTo(Integer.MAX_VALUE);
-    }
 }

@@ -1,4 +1,10 @@
-package dev.onceflow.spi.row;
+package dev.onceflow.conformance.format;
+
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
+import dev.onceflow.spi.row.TextValues;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,7 +18,7 @@ class TextValuesTest {
 
     @Test
     void everyScalarOfTheTestRowsReadsBackFromItsText() {
-        for (Row row : new Row[] {Rows.full(1), Rows.extremes(2)}) {
+        for (Row row : new Row[] {TestRows.full(1), TestRows.extremes(2)}) {
             for (int i = 0; i < row.arity(); i++) {
                 DataType type = row.schema().field(i).type();
                 if (!type.isNested()) {

@@ -1,4 +1,7 @@
-package dev.onceflow.spi.row;
+package dev.onceflow.conformance.format;
+
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowSerializer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,18 +13,18 @@ import org.junit.jupiter.api.Test;
 
 class RowSerializerTest {
 
-    private final RowSerializer serializer = RowSerializer.of(Rows.EVERY_TYPE);
+    private final RowSerializer serializer = RowSerializer.of(TestRows.EVERY_TYPE);
 
     @Test
     void everyTypeRoundTripsWithNullsUnicodeAndExtremes() throws IOException {
-        for (Row row : List.of(Rows.full(1), Rows.nulls(2), Rows.extremes(3))) {
+        for (Row row : List.of(TestRows.full(1), TestRows.nulls(2), TestRows.extremes(3))) {
             assertThat(serializer.deserialize(serializer.version(), serializer.serialize(row))).isEqualTo(row);
         }
     }
 
     @Test
     void corruptOrTruncatedBytesAreAnIOExceptionNeverGarbage() throws IOException {
-        byte[] bytes = serializer.serialize(Rows.full(1));
+        byte[] bytes = serializer.serialize(TestRows.full(1));
 
         for (int cut = 0; cut < bytes.length; cut++) {
             byte[] truncated = Arrays.copyOf(bytes, cut);
@@ -41,7 +44,7 @@ class RowSerializerTest {
 
     @Test
     void aRowOfAnotherSchemaIsRefused() {
-        Row other = Row.of(Rows.ITEM, "sku", 1);
+        Row other = Row.of(TestRows.ITEM, "sku", 1);
 
         assertThatThrownBy(() -> serializer.serialize(other)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("a row of row<sku string not null, qty int> given to the serializer of");
