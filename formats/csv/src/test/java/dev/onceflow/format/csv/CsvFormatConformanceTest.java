@@ -25,6 +25,7 @@ class CsvFormatConformanceTest extends FormatConformanceSuite {
     protected List<Malformed> malformedRecords() {
         String twelve = "1,true,3,1.5,2.5,1.5,x,AA==,2026-12-06,10:00,2026-12-06T10:00,2026-12-06T10:00:00Z";
         return List.of(
+                Malformed.text("", "an empty record"),
                 Malformed.text("1,true", "2 columns, but the schema has 12 fields; field 'small' is missing"),
                 Malformed.text(twelve + ",extra", "more than the 12 columns"),
                 Malformed.text("," + twelve.substring(1), "field 'id' (column 1): empty, and the field is not null"),

@@ -15,6 +15,7 @@ class JsonFormatConformanceTest extends FormatConformanceSuite {
     @Override
     protected List<Malformed> malformedRecords() {
         return List.of(
+                Malformed.text("", "expected a JSON object, found the end of the record"),
                 Malformed.text("{\"id\": 1, \"flag\": tru", "not valid JSON"),
                 Malformed.text("[1, 2]", "expected a JSON object, found an array"),
                 Malformed.text("{\"flag\": true}", "field 'id': missing, and the field is not null"),

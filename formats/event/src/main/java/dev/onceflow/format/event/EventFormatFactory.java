@@ -1,0 +1,101 @@
+package dev.onceflow.format.event;
+
+import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.MalformedRecordException;
+import dev.onceflow.spi.format.RowDecoder;
+import dev.onceflow.spi.format.RowEncoder;
+import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventFormat;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code event} format: the {@code id,key,count,payload} lines of {@link EventFormat}, which
+ * every connector read and wrote before rows, as rows of {@link #SCHEMA}. Files and topics written
+ * then read back the same.
+ */
+public final class EventFormatFactory implements FormatFactory {
+
+    /** {@code id, key, count, payload}, all not null, keyed by {@code id}. */
+    public static final Schema SCHEMA = Schema.of(List.of(
+            Field.of("id", DataType.STRING.notNull()),
+            Field.of("key", DataType.STRING.notNull()),
+            Field.of("count", DataType.LONG.notNull()),
+            Field.of("payload", DataType.STRING.notNull())), List.of("id"));
+
+    /** The row of {@code event}. */
+    public static Row toRow(Event event) {
+        return Row.of(SCHEMA, event.id(), event.key(), event.count(), event.payload());
+    }
+
+    /** The event of a row of {@link #SCHEMA}. */
+    public static Event toEvent(Row row) {
+        return new Event((String) row.get(0), (String) row.get(1), (String) row.get(3), (Long) row.get(2));
+    }
+
+    @Override
+    public String identifier() {
+        return "event";
+    }
+
+    @Override
+    public String description() {
+        return "The id,key,count,payload lines of earlier releases, as rows of those four fields.";
+    }
+
+    @Override
+    public List<Option<?>> options() {
+        return List.of();
+    }
+
+    @Override
+    public Optional<Schema> schema(OptionValues options) {
+        return Optional.of(SCHEMA);
+    }
+
+    @Override
+    public RowDecoder createDecoder(Schema schema, OptionValues options) {
+        checked(schema);
+        return (bytes, offset, length) -> {
+            try {
+                return toRow(EventFormat.parse(new String(bytes, offset, length, StandardCharsets.UTF_8)));
+            } catch (IllegalArgumentException e) {
+                throw new MalformedRecordException(e.getMessage());
+            }
+        };
+    }
+
+    @Override
+    public RowEncoder createEncoder(Schema schema, OptionValues options) {
+        checked(schema);
+        return new RowEncoder() {
+            @Override
+            public byte[] encode(Row row) {
+                return EventFormat.toLine(toEvent(row)).getBytes(StandardCharsets.UTF_8);
+            }
+
+            /** A payload with a line break is written quoted, across lines. */
+            @Override
+            public boolean lineSafe() {
+                return false;
+            }
+        };
+    }
+
+    /** FMT-4: exactly the event's fields. */
+    private static void checked(Schema schema) {
+        if (!schema.fields().equals(SCHEMA.fields())) {
+            throw new OptionException("format 'event': the schema must be " + SCHEMA + ", not " + schema
+                    + "; field '" + schema.fields().stream().filter(f -> !SCHEMA.fields().contains(f)).findFirst()
+                    .map(Field::name).orElse(schema.field(0).name()) + "' does not fit");
+        }
+    }
+}
