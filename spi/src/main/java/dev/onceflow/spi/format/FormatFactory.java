@@ -37,6 +37,14 @@ public interface FormatFactory {
     }
 
     /**
+     * Where this format's records may hold line breaks, for line-delimited files (FMT-1). The
+     * default, {@link LineBreaks#ANYWHERE}, is right for any format that does not promise more.
+     */
+    default LineBreaks lineBreaks(OptionValues options) {
+        return LineBreaks.ANYWHERE;
+    }
+
+    /**
      * A decoder of records into rows of {@code schema}, for one reader.
      *
      * @throws dev.onceflow.spi.factory.OptionException with one line naming the field, if the format

@@ -18,13 +18,4 @@ public interface RowEncoder {
 
     /** The bytes of {@code row}, in an array the caller owns. */
     byte[] encode(Row row);
-
-    /**
-     * Whether the bytes of every record are free of line breaks ({@code \n} and {@code \r}), so that
-     * files can hold one record per line and be read back by splitting at line ends. A format whose
-     * encoded values may contain a line break (CSV quotes one as RFC 4180 allows) answers
-     * {@code false}; a connector writing line-delimited files then refuses it, or the rows that
-     * would break a line, rather than writing a file it cannot read back.
-     */
-    boolean lineSafe();
 }

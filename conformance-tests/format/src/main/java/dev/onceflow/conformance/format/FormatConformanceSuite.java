@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.LineBreaks;
 import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
@@ -129,18 +130,48 @@ public abstract class FormatConformanceSuite {
         }
     }
 
-    /** FMT-1 for files: an encoder that says it is line-safe writes no line break, even for text that holds some. */
+    /**
+     * FMT-1 for files: records hold line breaks only where {@link FormatFactory#lineBreaks} says,
+     * so a line-delimited file splits them back as they were written.
+     */
     @Test
-    public void required_fmt1_lineSafeEncodersWriteNoLineBreak() {
+    public void required_fmt1_lineBreaksOnlyWhereTheFormatSays() {
         RowEncoder encoder = encoder();
-        if (!encoder.lineSafe()) {
-            return;
-        }
+        LineBreaks lineBreaks = factory().lineBreaks(optionValues());
         for (Row row : rows()) {
             String text = text(encoder.encode(row));
-            assertThat(text).as("FMT-1: lineSafe() is true but the record of %s holds a line break", row)
-                    .doesNotContain("\n").doesNotContain("\r");
+            switch (lineBreaks) {
+                case NEVER -> assertThat(text).as("FMT-1: lineBreaks() is NEVER but the record of %s holds one", row)
+                        .doesNotContain("\n").doesNotContain("\r");
+                case QUOTED -> assertThat(unquotedLineBreak(text)).as("FMT-1: lineBreaks() is QUOTED but the record of "
+                        + "%s holds a line break outside quotes: %s", row, text).isEqualTo(-1);
+                case ANYWHERE -> {
+                    // nothing promised
+                }
+            }
         }
+    }
+
+    /** The index of the first line break outside an RFC 4180 quoted field, or -1. */
+    static int unquotedLineBreak(String record) {
+        boolean quoted = false;
+        boolean fieldStart = true;
+        for (int i = 0; i < record.length(); i++) {
+            char c = record.charAt(i);
+            if (quoted) {
+                if (c == '"' && i + 1 < record.length() && record.charAt(i + 1) == '"') {
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                }
+            } else if (c == '"' && fieldStart) {
+                quoted = true;
+            } else if (c == '\n' || c == '\r') {
+                return i;
+            }
+            fieldStart = !quoted && (c == ',' || c == ';' || c == '\t');
+        }
+        return -1;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.LineBreaks;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.row.Field;
@@ -53,6 +54,12 @@ public final class CsvFormatFactory implements FormatFactory {
     @Override
     public List<Option<?>> options() {
         return List.of(DELIMITER);
+    }
+
+    /** A value holding a line break is quoted, as RFC 4180 says. */
+    @Override
+    public LineBreaks lineBreaks(OptionValues options) {
+        return LineBreaks.QUOTED;
     }
 
     @Override

@@ -12,8 +12,8 @@ import java.io.UncheckedIOException;
 
 /**
  * Writes a row as one CSV row: each value as its {@link TextValues text}, quoted where RFC 4180
- * needs it, null as an empty cell and the empty string as {@code ""}. A quoted value may hold a line
- * break, so records are not {@link #lineSafe() line-safe}.
+ * needs it, null as an empty cell and the empty string as {@code ""}. A value with a line break is
+ * quoted, so line breaks occur only inside quotes.
  */
 final class CsvRowEncoder implements RowEncoder {
 
@@ -54,10 +54,5 @@ final class CsvRowEncoder implements RowEncoder {
             throw new UncheckedIOException(e);
         }
         return buffer.toByteArray();
-    }
-
-    @Override
-    public boolean lineSafe() {
-        return false;
     }
 }

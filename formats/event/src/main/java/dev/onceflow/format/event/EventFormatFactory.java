@@ -4,6 +4,7 @@ import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.LineBreaks;
 import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
@@ -61,6 +62,12 @@ public final class EventFormatFactory implements FormatFactory {
         return Optional.of(SCHEMA);
     }
 
+    /** A field with a line break is quoted (RFC 4180), as the file source has always read it. */
+    @Override
+    public LineBreaks lineBreaks(OptionValues options) {
+        return LineBreaks.QUOTED;
+    }
+
     @Override
     public RowDecoder createDecoder(Schema schema, OptionValues options) {
         checked(schema);
@@ -76,18 +83,7 @@ public final class EventFormatFactory implements FormatFactory {
     @Override
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
         checked(schema);
-        return new RowEncoder() {
-            @Override
-            public byte[] encode(Row row) {
-                return EventFormat.toLine(toEvent(row)).getBytes(StandardCharsets.UTF_8);
-            }
-
-            /** A payload with a line break is written quoted, across lines. */
-            @Override
-            public boolean lineSafe() {
-                return false;
-            }
-        };
+        return row -> EventFormat.toLine(toEvent(row)).getBytes(StandardCharsets.UTF_8);
     }
 
     /** FMT-4: exactly the event's fields. */

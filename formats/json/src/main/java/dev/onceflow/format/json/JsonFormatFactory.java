@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.LineBreaks;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.row.Schema;
@@ -40,6 +41,12 @@ public final class JsonFormatFactory implements FormatFactory {
     @Override
     public List<Option<?>> options() {
         return List.of(FAIL_ON_UNKNOWN_FIELDS);
+    }
+
+    /** Jackson escapes control characters in strings, and the encoder writes no white space between tokens. */
+    @Override
+    public LineBreaks lineBreaks(OptionValues options) {
+        return LineBreaks.NEVER;
     }
 
     @Override

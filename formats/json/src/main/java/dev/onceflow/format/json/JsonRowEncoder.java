@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * Writes a row as one compact JSON object, members in schema order, nulls as {@code null}.
- * Jackson escapes control characters, so a record never holds a line break ({@link #lineSafe()}).
+ * Jackson escapes control characters, so a record never holds a line break.
  * Non-finite floats and doubles, which JSON numbers cannot express, are the strings {@code NaN},
  * {@code Infinity} and {@code -Infinity}, as the decoder reads them.
  */
@@ -39,11 +39,6 @@ final class JsonRowEncoder implements RowEncoder {
             throw new UncheckedIOException(e);
         }
         return buffer.toByteArray();
-    }
-
-    @Override
-    public boolean lineSafe() {
-        return true;
     }
 
     private static void writeRow(JsonGenerator generator, Schema rowSchema, Row row) throws IOException {

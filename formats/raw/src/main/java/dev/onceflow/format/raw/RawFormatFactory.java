@@ -80,17 +80,7 @@ public final class RawFormatFactory implements FormatFactory {
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
         checked(schema, options);
         boolean text = options.get(TYPE) == RawType.STRING;
-        return new RowEncoder() {
-            @Override
-            public byte[] encode(Row row) {
-                return text ? ((String) row.get(0)).getBytes(StandardCharsets.UTF_8) : ((byte[]) row.get(0)).clone();
-            }
-
-            @Override
-            public boolean lineSafe() {
-                return false;
-            }
-        };
+        return row -> text ? ((String) row.get(0)).getBytes(StandardCharsets.UTF_8) : ((byte[]) row.get(0)).clone();
     }
 
     /**
