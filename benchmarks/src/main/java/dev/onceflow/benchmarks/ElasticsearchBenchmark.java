@@ -9,7 +9,7 @@ import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.datagen.EventGenerator;
 import dev.onceflow.connector.elasticsearch.ElasticsearchSinkFactory;
 import dev.onceflow.runtime.api.StreamEnvironment;
-import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobResult;
@@ -215,7 +215,7 @@ public final class ElasticsearchBenchmark {
         env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
                         "datagen").uid("datagen")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count-by-key")
+                .process(CountEventsByKey::new).uid("count-by-key")
                 .sinkTo(sink).uid("elasticsearch");
         JobClient job = env.executeAsync("elasticsearch-" + index);
         JobResult result = job.result().get();

@@ -3,7 +3,7 @@ package dev.onceflow.benchmarks;
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
-import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.CheckpointingMode;
 import dev.onceflow.runtime.execution.JobClient;
@@ -235,7 +235,7 @@ public final class EndToEndBenchmark {
                         .rowsPerSecond(0)
                         .build(), "datagen").uid("datagen")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count-by-key")
+                .process(CountEventsByKey::new).uid("count-by-key")
                 .sinkTo(sink).uid("discard");
         String jobName = "e2e-" + mode.shortName + "-" + (++jobCounter);
 

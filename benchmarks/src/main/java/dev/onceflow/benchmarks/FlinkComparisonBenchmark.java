@@ -3,7 +3,7 @@ package dev.onceflow.benchmarks;
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.datagen.EventGenerator;
 import dev.onceflow.runtime.api.StreamEnvironment;
-import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.spi.record.Event;
@@ -50,7 +50,7 @@ import org.apache.flink.util.Collector;
  * </pre>
  *
  * <ul>
- * <li><b>onceflow</b>: {@link DatagenSource} -> {@link CountByKey} -> {@link DiscardingSink} on
+ * <li><b>onceflow</b>: {@link DatagenSource} -> {@link CountEventsByKey} -> {@link DiscardingSink} on
  *     Onceflow's runtime, heap state backend (what {@link EndToEndBenchmark} calls "eo");
  * <li><b>flink</b>: Flink's own {@link DataGeneratorSource} making the same events (the same
  *     {@link EventGenerator}) -> the same count in Flink keyed state (hashmap backend) -> a
@@ -173,7 +173,7 @@ public final class FlinkComparisonBenchmark {
         env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
                         "datagen").uid("datagen")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count")
+                .process(CountEventsByKey::new).uid("count")
                 .sinkTo(sink).uid("discard");
         long start = System.nanoTime();
         dev.onceflow.runtime.execution.JobClient client = env.executeAsync(name);
@@ -204,7 +204,7 @@ public final class FlinkComparisonBenchmark {
                         .build(), "datagen").uid("datagen")
                 .map(Latencies::stamp).uid("stamp")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count")
+                .process(CountEventsByKey::new).uid("count")
                 .sinkTo(new Latencies.OnceflowSink()).uid("latency");
         JobResult result = env.executeAsync(name).result().get();
         if (result.status() != JobResult.Status.FINISHED) {
@@ -438,7 +438,7 @@ public final class FlinkComparisonBenchmark {
         }
     }
 
-    /** {@link CountByKey} in Flink: the key's running count in a {@code ValueState<Long>}. */
+    /** {@link CountEventsByKey} in Flink: the key's running count in a {@code ValueState<Long>}. */
     static final class FlinkCountByKey extends KeyedProcessFunction<String, Event, Event> {
         private transient ValueState<Long> count;
 

@@ -5,7 +5,7 @@ import dev.onceflow.connector.datagen.EventGenerator;
 import dev.onceflow.connector.jdbc.JdbcMode;
 import dev.onceflow.connector.jdbc.JdbcSink;
 import dev.onceflow.runtime.api.StreamEnvironment;
-import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobResult;
@@ -164,7 +164,7 @@ public final class JdbcBenchmark {
         env.fromSource(DatagenSource.builder().rows(rows).keys(KEYS).payloadSize(PAYLOAD_SIZE).rowsPerSecond(0).build(),
                         "datagen").uid("datagen")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count-by-key")
+                .process(CountEventsByKey::new).uid("count-by-key")
                 .sinkTo(JdbcSink.builder(url(), table).user("postgres").committerTable(table + "_checkpoints")
                         .build(config.mode)).uid("jdbc");
         JobClient client = env.executeAsync("jdbc-" + table);

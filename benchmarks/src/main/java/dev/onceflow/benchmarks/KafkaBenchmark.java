@@ -6,7 +6,7 @@ import dev.onceflow.connector.kafka.sink.KafkaSink;
 import dev.onceflow.connector.kafka.sink.KafkaSinkMode;
 import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.StreamEnvironment;
-import dev.onceflow.runtime.cli.CountByKey;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobResult;
@@ -258,7 +258,7 @@ public final class KafkaBenchmark {
         return env.fromSource(KafkaSource.builder(broker.bootstrapServers()).topics(List.of(input)).bounded(bounded)
                         .build(), "kafka-in").uid("kafka-in")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count-by-key");
+                .process(CountEventsByKey::new).uid("count-by-key");
     }
 
     /** The output must hold exactly ids 0..rows-1 for a read_committed reader. */

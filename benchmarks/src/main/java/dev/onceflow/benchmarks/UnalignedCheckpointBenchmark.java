@@ -155,7 +155,7 @@ public final class UnalignedCheckpointBenchmark {
         env.fromSource(DatagenSource.builder().keys(1000).payloadSize(16).build(), "events").uid("events")
                 .recordSerializer(EventSerializer.INSTANCE)
                 .keyBy(Event::key, Serializers.STRING)
-                .process(dev.onceflow.runtime.cli.CountByKey::new).uid("count")
+                .process(dev.onceflow.runtime.cli.CountEventsByKey::new).uid("count")
                 .map(new SlowStep(workNanos)).uid("slow")
                 .sinkTo(new DiscardingSink<Event>()).uid("discard");
         JobClient client = env.executeAsync("unaligned-" + config.shortName);

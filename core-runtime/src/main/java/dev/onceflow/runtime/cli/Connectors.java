@@ -2,6 +2,7 @@ package dev.onceflow.runtime.cli;
 
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.format.FormatFactory;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -16,13 +17,15 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * The connectors this process can use: every {@link SourceFactory} and {@link SinkFactory} on the
- * classpath, plus those in the jars of a plugins directory.
+ * The connectors and formats this process can use: every {@link SourceFactory},
+ * {@link SinkFactory} and {@link FormatFactory} on the classpath, plus those in the jars of a
+ * plugins directory.
  */
 public final class Connectors {
 
     private final Map<String, SourceFactory> sources = new TreeMap<>();
     private final Map<String, SinkFactory> sinks = new TreeMap<>();
+    private final Map<String, FormatFactory> formats = new TreeMap<>();
 
     private Connectors(ClassLoader loader) {
         for (SourceFactory factory : ServiceLoader.load(SourceFactory.class, loader)) {
@@ -30,6 +33,9 @@ public final class Connectors {
         }
         for (SinkFactory factory : ServiceLoader.load(SinkFactory.class, loader)) {
             sinks.putIfAbsent(factory.identifier(), factory);
+        }
+        for (FormatFactory factory : ServiceLoader.load(FormatFactory.class, loader)) {
+            formats.putIfAbsent(factory.identifier(), factory);
         }
     }
 
@@ -68,6 +74,19 @@ public final class Connectors {
                     + String.join(", ", sinks.keySet()));
         }
         return factory;
+    }
+
+    public FormatFactory format(String identifier) throws JobFileException {
+        FormatFactory factory = formats.get(identifier);
+        if (factory == null) {
+            throw new JobFileException("no format '" + identifier + "' on the classpath or in plugins/; available: "
+                    + String.join(", ", formats.keySet()));
+        }
+        return factory;
+    }
+
+    public Map<String, FormatFactory> formats() {
+        return formats;
     }
 
     public Map<String, SourceFactory> sources() {

@@ -1,6 +1,8 @@
 package dev.onceflow.runtime.cli;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,12 +31,47 @@ public record JobFile(
         @JsonProperty("restart") Restart restart,
         @JsonProperty("state-backend") String stateBackend) {
 
-    /** A source or sink, named by its factory identifier. */
+    /**
+     * A source or sink, named by its factory identifier. {@code format} names how it decodes or
+     * encodes records, for connectors that take one; {@code schema} declares the fields of a
+     * source's records where its format does not fix them.
+     */
     public record Connector(
             @JsonProperty(value = "type", required = true) String type,
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
+            @JsonProperty("options") Map<String, Object> options,
+            @JsonProperty("format") Format format,
+            @JsonProperty("schema") SchemaSpec schema) {
+    }
+
+    /** {@code format: json}, or {@code format: {type: csv, options: {delimiter: ";"}}}. */
+    public record Format(
+            @JsonProperty(value = "type", required = true) String type,
             @JsonProperty("options") Map<String, Object> options) {
+
+        /** The short form, a format's name alone. */
+        @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+        public static Format named(String type) {
+            return new Format(type, null);
+        }
+    }
+
+    /**
+     * The fields of records, in order, each with its type in the syntax of
+     * {@link dev.onceflow.spi.row.DataType#parse}, and the fields that identify a record.
+     *
+     * <pre>
+     * schema:
+     *   fields:
+     *     order_id: long not null
+     *     amount: decimal(10, 2)
+     *   primary-key: [order_id]
+     * </pre>
+     */
+    public record SchemaSpec(
+            @JsonProperty(value = "fields", required = true) LinkedHashMap<String, String> fields,
+            @JsonProperty("primary-key") List<String> primaryKey) {
     }
 
     /** A processing step between source and sink. */

@@ -21,18 +21,28 @@ import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.factory.SourceFactory;
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventSerializer;
+import dev.onceflow.spi.factory.RowSink;
+import dev.onceflow.spi.factory.RowSource;
+import dev.onceflow.spi.format.Format;
+import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowSerializer;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.serialization.Serializers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -123,25 +133,36 @@ public final class JobFileLoader {
         } catch (JobFileException e) {
             throw new JobFileException(where + ": " + e.getMessage());
         }
-        OptionValues sourceOptions;
-        OptionValues sinkOptions;
-        try {
-            sourceOptions = OptionValues.validate(where + ": source '" + sourceFactory.identifier() + "'",
-                    raw(spec.source().options()), sourceFactory.options());
-            sinkOptions = OptionValues.validate(where + ": sink '" + sinkFactory.identifier() + "'",
-                    raw(spec.sink().options()), sinkFactory.options());
-        } catch (OptionException e) {
-            throw new JobFileException(e.getMessage());
-        }
+        OptionValues sourceOptions = connectorOptions(where + ": source '" + sourceFactory.identifier() + "'",
+                spec.source(), sourceFactory.options());
+        OptionValues sinkOptions = connectorOptions(where + ": sink '" + sinkFactory.identifier() + "'", spec.sink(),
+                sinkFactory.options());
 
         StringBuilder description = new StringBuilder();
         try {
-            DataStream<Event> stream = env.fromSource(sourceFactory.createSource(sourceOptions), sourceFactory.identifier())
-                    .uid(spec.source().uid() != null ? spec.source().uid() : "source")
-                    .recordSerializer(EventSerializer.INSTANCE);
-            if (spec.source().parallelism() != null) {
-                stream.parallelism(spec.source().parallelism());
-            }
+            String sourceOwner = "source '" + sourceFactory.identifier() + "'";
+            Optional<Format> sourceFormat = format(spec.source().format(), sourceFactory.defaultFormat(), where,
+                    sourceOwner);
+            Optional<Schema> declared = schema(spec.source().schema(), where, sourceOwner);
+            RowSource<?> source = sourceFactory.createRowSource(new SourceFactory.Context() {
+                @Override
+                public OptionValues options() {
+                    return sourceOptions;
+                }
+
+                @Override
+                public Optional<Schema> declaredSchema() {
+                    return declared;
+                }
+
+                @Override
+                public Optional<Format> format() {
+                    return sourceFormat;
+                }
+            });
+            Schema schema = source.schema();
+            DataStream<Row> stream = rows(env, source, sourceFactory.identifier(),
+                    spec.source().uid() != null ? spec.source().uid() : "source", spec.source().parallelism());
             description.append(sourceFactory.identifier());
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
@@ -153,23 +174,42 @@ public final class JobFileLoader {
                 String owner = where + ": steps[" + i + "] '" + step.type() + "'";
                 if (step.type().equals("throttle")) {
                     long rate = OptionValues.validate(owner, raw(step.options()), List.of(THROTTLE_RATE)).get(THROTTLE_RATE);
-                    stream = stream.<Event>transform("throttle", () -> new ThrottleOperator<>(rate));
+                    stream = stream.<Row>transform("throttle", () -> new ThrottleOperator<>(rate));
                 } else {
-                    OptionValues.validate(owner, raw(step.options()), List.of());
-                    stream = stream.keyBy(Event::key, Serializers.STRING).process(CountByKey::new);
+                    CountByKey.Fields fields = CountByKey.Fields.of(schema,
+                            OptionValues.validate(owner, raw(step.options()), CountByKey.OPTIONS), owner);
+                    stream = stream.keyBy(fields::keyOf, Serializers.STRING).process(fields::function);
                 }
                 stream.uid(step.uid() != null ? step.uid() : step.type() + "-" + i)
-                        .recordSerializer(EventSerializer.INSTANCE);
+                        .recordSerializer(RowSerializer.of(schema));
                 if (step.parallelism() != null) {
                     stream.parallelism(step.parallelism());
                 }
                 description.append(" -> ").append(step.type());
             }
-            DataStream.SinkStream sink = stream.sinkTo(sinkFactory.createSink(sinkOptions))
-                    .uid(spec.sink().uid() != null ? spec.sink().uid() : "sink");
-            if (spec.sink().parallelism() != null) {
-                sink.parallelism(spec.sink().parallelism());
+            String sinkOwner = "sink '" + sinkFactory.identifier() + "'";
+            if (spec.sink().schema() != null) {
+                throw new JobFileException(where + ": " + sinkOwner + " takes the schema of its input; remove its schema:");
             }
+            Optional<Format> sinkFormat = format(spec.sink().format(), sinkFactory.defaultFormat(), where, sinkOwner);
+            Schema input = schema;
+            RowSink<?> sink = sinkFactory.createRowSink(new SinkFactory.Context() {
+                @Override
+                public OptionValues options() {
+                    return sinkOptions;
+                }
+
+                @Override
+                public Schema inputSchema() {
+                    return input;
+                }
+
+                @Override
+                public Optional<Format> format() {
+                    return sinkFormat;
+                }
+            });
+            sinkTo(stream, sink, spec.sink().uid() != null ? spec.sink().uid() : "sink", spec.sink().parallelism());
             description.append(" -> ").append(sinkFactory.identifier());
             env.plan(); // validates uids and parallelism now, not when the job starts
         } catch (OptionException e) {
@@ -178,6 +218,105 @@ public final class JobFileLoader {
             throw new JobFileException(where + ": " + e.getMessage());
         }
         return new LoadedJob(file, spec, env, description.toString());
+    }
+
+    /**
+     * The source's records as rows: the source itself when it yields rows, else the source and,
+     * chained into its task (same parallelism, forward), the conversion of each record.
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, String name, String uid,
+            Integer parallelism) {
+        DataStream<T> records = env.fromSource(source.source(), name).uid(uid).recordSerializer(source.recordSerializer());
+        if (parallelism != null) {
+            records.parallelism(parallelism);
+        }
+        if (source.yieldsRows()) {
+            return (DataStream<Row>) records;
+        }
+        Function<T, Row> toRow = source.toRow();
+        DataStream<Row> rows = records.map(toRow::apply).uid(uid + "-rows").recordSerializer(RowSerializer.of(source.schema()));
+        if (parallelism != null) {
+            rows.parallelism(parallelism);
+        }
+        return rows;
+    }
+
+    /** The sink, behind the conversion of each row to its record when it does not write rows itself. */
+    @SuppressWarnings("unchecked")
+    private static <T> void sinkTo(DataStream<Row> stream, RowSink<T> sink, String uid, Integer parallelism) {
+        DataStream<T> records;
+        if (sink.writesRows()) {
+            records = (DataStream<T>) stream;
+        } else {
+            Function<Row, T> fromRow = sink.fromRow();
+            records = stream.map(fromRow::apply).uid(uid + "-rows");
+            if (parallelism != null) {
+                records.parallelism(parallelism);
+            }
+        }
+        DataStream.SinkStream sinkStream = records.sinkTo(sink.sink()).uid(uid);
+        if (parallelism != null) {
+            sinkStream.parallelism(parallelism);
+        }
+    }
+
+    private static OptionValues connectorOptions(String owner, JobFile.Connector connector, List<Option<?>> declared)
+            throws JobFileException {
+        try {
+            return OptionValues.validate(owner, raw(connector.options()), declared);
+        } catch (OptionException e) {
+            throw new JobFileException(e.getMessage());
+        }
+    }
+
+    /**
+     * The format of a connector: the job file's, or the connector's default; empty if the connector
+     * takes none. Its options are validated here.
+     */
+    private Optional<Format> format(JobFile.Format spec, Optional<String> defaultFormat, String where, String owner)
+            throws JobFileException {
+        if (defaultFormat.isEmpty()) {
+            if (spec != null) {
+                throw new JobFileException(where + ": " + owner + " takes no format; remove its format:");
+            }
+            return Optional.empty();
+        }
+        String name = spec == null ? defaultFormat.get() : spec.type();
+        FormatFactory factory;
+        try {
+            factory = connectors.format(name);
+        } catch (JobFileException e) {
+            throw new JobFileException(where + ": " + owner + ": " + e.getMessage());
+        }
+        OptionValues options = OptionValues.validate(where + ": " + owner + " format '" + name + "'",
+                raw(spec == null ? null : spec.options()), factory.options());
+        return Optional.of(new Format(factory, options));
+    }
+
+    /** The schema a job file declares for a connector, each field's type parsed. */
+    private static Optional<Schema> schema(JobFile.SchemaSpec spec, String where, String owner) throws JobFileException {
+        if (spec == null) {
+            return Optional.empty();
+        }
+        if (spec.fields() == null || spec.fields().isEmpty()) {
+            throw new JobFileException(where + ": " + owner + " schema has no fields; list them under schema: fields:"
+                    + " as name: type");
+        }
+        List<Field> fields = new ArrayList<>();
+        for (Map.Entry<String, String> field : spec.fields().entrySet()) {
+            try {
+                fields.add(Field.of(field.getKey(), DataType.parse(field.getValue())));
+            } catch (IllegalArgumentException e) {
+                throw new JobFileException(where + ": " + owner + " schema field '" + field.getKey() + "': "
+                        + e.getMessage());
+            }
+        }
+        try {
+            return Optional.of(Schema.of(fields, spec.primaryKey() == null ? List.of() : spec.primaryKey()));
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": " + owner + " schema: " + e.getMessage());
+        }
     }
 
     /** The checkpoint settings of a job file over the defaults. */

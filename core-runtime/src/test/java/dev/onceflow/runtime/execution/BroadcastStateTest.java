@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.api.BroadcastProcessFunction;
 import dev.onceflow.runtime.api.BroadcastStream;
 import dev.onceflow.runtime.api.Collector;
@@ -13,7 +14,6 @@ import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.KeyedBroadcastProcessFunction;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
-import dev.onceflow.runtime.cli.CountByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.state.BroadcastState;
@@ -107,7 +107,7 @@ class BroadcastStateTest {
                 ? events.keyBy(Event::key, Serializers.STRING).connect(updates).process(CountWithBroadcast::new)
                         .uid("count")
                 : events.connect(updates).process(CountBroadcastPerKey::new).uid("enrich")
-                        .keyBy(Event::key, Serializers.STRING).process(CountByKey::new).uid("count");
+                        .keyBy(Event::key, Serializers.STRING).process(CountEventsByKey::new).uid("count");
         counted.sinkTo(FileSystemSink.builder(output.toString()).build()).uid("files");
         return env;
     }

@@ -3,9 +3,9 @@ package dev.onceflow.runtime.execution;
 import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.connector.datagen.DatagenSource;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
-import dev.onceflow.runtime.cli.CountByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.Serializers;
@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 
 /**
  * The job behind the golden savepoints in {@code src/test/resources/golden/}: datagen ids
- * {@code 0..ROWS-1} over {@link #KEYS} keys -> keyBy(key) -> {@link CountByKey} -> a sink that
+ * {@code 0..ROWS-1} over {@link #KEYS} keys -> keyBy(key) -> {@link CountEventsByKey} -> a sink that
  * keeps what it receives in memory. Its state is what every job has: source split positions
  * (datagen), enumerator state, keyed {@code ValueState} in key groups (the counts), and the operator
  * uids that match them. The sink holds no external transactions, so the savepoint restores on any
@@ -68,7 +68,7 @@ public final class GoldenSavepointJob {
         env.fromSource(DatagenSource.builder().rows(ROWS).keys(KEYS).rowsPerSecond(rowsPerSecond).build(), "events")
                 .uid("events")
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid("count")
+                .process(CountEventsByKey::new).uid("count")
                 .sinkTo(new ReceivingSink()).uid("received");
         return env;
     }

@@ -2,10 +2,10 @@ package dev.onceflow.runtime.execution;
 
 import dev.onceflow.connector.datagen.DatagenSource;
 import dev.onceflow.connector.filesystem.FileSystemSink;
+import dev.onceflow.runtime.cli.CountEventsByKey;
 import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.MapFunction;
 import dev.onceflow.runtime.api.StreamEnvironment;
-import dev.onceflow.runtime.cli.CountByKey;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.spi.record.Event;
@@ -17,7 +17,7 @@ import java.time.Duration;
 
 /**
  * The pipeline the in-process tests run, with real connectors: datagen ids {@code 0..rows-1}
- * over {@link #KEYS} keys -> map -> keyBy(key) -> {@link CountByKey} -> filesystem part files.
+ * over {@link #KEYS} keys -> map -> keyBy(key) -> {@link CountEventsByKey} -> filesystem part files.
  * Operator uids: {@code events}, {@code map}, {@code count}, {@code files}. Public for the tests of
  * other packages (the CLI's status endpoint).
  */
@@ -124,7 +124,7 @@ public final class KeyedCountJob {
         DataStream<Event> counted = env.fromSource(source, "events").uid("events")
                 .map(map).uid("map").recordSerializer(EventSerializer.INSTANCE)
                 .keyBy(Event::key, Serializers.STRING)
-                .process(CountByKey::new).uid(countUid);
+                .process(CountEventsByKey::new).uid(countUid);
         if (afterCount != null) {
             counted = counted.map(afterCount).uid(afterCountUid);
         }

@@ -213,7 +213,7 @@ class UnalignedCheckpointTest {
         env.fromSource(dev.onceflow.connector.datagen.DatagenSource.builder().rows(10).keys(2).build(), "events")
                 .uid("events")
                 .keyBy(Event::key, dev.onceflow.spi.serialization.Serializers.STRING)
-                .process(dev.onceflow.runtime.cli.CountByKey::new).uid("count")
+                .process(dev.onceflow.runtime.cli.CountEventsByKey::new).uid("count")
                 .sinkTo(dev.onceflow.connector.filesystem.FileSystemSink.builder(output.toString()).build()).uid("files");
 
         assertThatThrownBy(env::plan).isInstanceOf(IllegalArgumentException.class)

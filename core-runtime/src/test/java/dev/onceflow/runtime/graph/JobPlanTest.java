@@ -44,7 +44,7 @@ class JobPlanTest {
     void aLinearJobKeepsItsStagesFromTheSourceOn() {
         StreamEnvironment env = StreamEnvironment.create().setParallelism(2);
         source(env, "events").map(e -> e).uid("map")
-                .keyBy(Event::key, Serializers.STRING).process(dev.onceflow.runtime.cli.CountByKey::new).uid("count")
+                .keyBy(Event::key, Serializers.STRING).process(dev.onceflow.runtime.cli.CountEventsByKey::new).uid("count")
                 .sinkTo(FileSystemSink.builder("/tmp/unused").build()).uid("files");
 
         JobPlan plan = env.plan();

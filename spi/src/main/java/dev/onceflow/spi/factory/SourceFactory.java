@@ -1,8 +1,13 @@
 package dev.onceflow.spi.factory;
 
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.record.EventSerializer;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Makes a source usable from a job file by name. Found with {@link java.util.ServiceLoader}: a
@@ -10,7 +15,8 @@ import java.util.List;
  * {@code META-INF/services/dev.onceflow.spi.factory.SourceFactory}.
  *
  * <p>Called on the CLI's main thread, before the job starts (to validate) and once to create the
- * source. Must not connect anywhere in {@link #createSource}: connections belong to readers.
+ * source. Must not connect anywhere in {@link #createRowSource} or {@link #createSource}:
+ * connections belong to readers.
  */
 public interface SourceFactory {
 
@@ -23,6 +29,57 @@ public interface SourceFactory {
     /** Every option the source accepts. Anything else in a job file is an error. */
     List<Option<?>> options();
 
-    /** Creates the source from validated options. */
+    /**
+     * The format this source decodes records with when the job file names none, or empty if the
+     * source takes no format (it makes its rows itself); a job file that gives a format to such a
+     * source is refused.
+     */
+    default Optional<String> defaultFormat() {
+        return Optional.empty();
+    }
+
+    /**
+     * Creates the source a job file describes, with the schema of its rows. The default is the
+     * source of {@link #createSource events}, as rows of {@link EventRows#SCHEMA}, for a source
+     * that takes no format and no declared schema.
+     *
+     * @throws OptionException with one line naming what does not fit (an option, the format, a
+     *     field of the declared schema); the job does not start
+     */
+    default RowSource<?> createRowSource(Context context) {
+        String owner = "source '" + identifier() + "'";
+        context.declaredSchema().ifPresent(schema -> {
+            if (!schema.equals(EventRows.SCHEMA)) {
+                throw new OptionException(owner + " yields events, rows of " + EventRows.SCHEMA
+                        + "; remove the job file's schema");
+            }
+        });
+        return new RowSource<>(EventRows.SCHEMA, createSource(context.options()), EventRows::toRow,
+                EventSerializer.INSTANCE);
+    }
+
+    /**
+     * Creates the source of events from validated options: for Java programs and the Flink
+     * bridge's conformance runner, which build jobs of {@link Event}s.
+     */
     ReplayableSource<Event, ?, ?> createSource(OptionValues options);
+
+    /**
+     * What the runtime knows of the source when it asks the factory for it. Implemented by the
+     * runtime; it may grow new methods.
+     */
+    interface Context {
+
+        /** The connector's options, validated against {@link #options()}. */
+        OptionValues options();
+
+        /** The schema the job file declares for this source's rows, if it declares one. */
+        Optional<Schema> declaredSchema();
+
+        /**
+         * The format the job file chose (or {@link #defaultFormat()}), its options validated; empty if
+         * the source takes none.
+         */
+        Optional<Format> format();
+    }
 }

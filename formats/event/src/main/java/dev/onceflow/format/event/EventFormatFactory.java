@@ -10,6 +10,7 @@ import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
+import dev.onceflow.spi.record.EventRows;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
@@ -20,27 +21,13 @@ import java.util.Optional;
 
 /**
  * The {@code event} format: the {@code id,key,count,payload} lines of {@link EventFormat}, which
- * every connector read and wrote before rows, as rows of {@link #SCHEMA}. Files and topics written
- * then read back the same.
+ * every connector read and wrote before rows, as rows of {@link EventRows#SCHEMA} (fields id, key,
+ * payload, count). Files and topics written then read back the same.
  */
 public final class EventFormatFactory implements FormatFactory {
 
-    /** {@code id, key, count, payload}, all not null, keyed by {@code id}. */
-    public static final Schema SCHEMA = Schema.of(List.of(
-            Field.of("id", DataType.STRING.notNull()),
-            Field.of("key", DataType.STRING.notNull()),
-            Field.of("count", DataType.LONG.notNull()),
-            Field.of("payload", DataType.STRING.notNull())), List.of("id"));
-
-    /** The row of {@code event}. */
-    public static Row toRow(Event event) {
-        return Row.of(SCHEMA, event.id(), event.key(), event.count(), event.payload());
-    }
-
-    /** The event of a row of {@link #SCHEMA}. */
-    public static Event toEvent(Row row) {
-        return new Event((String) row.get(0), (String) row.get(1), (String) row.get(3), (Long) row.get(2));
-    }
+    /** The event's fields, as {@link EventRows#SCHEMA}. */
+    public static final Schema SCHEMA = EventRows.SCHEMA;
 
     @Override
     public String identifier() {
@@ -73,7 +60,7 @@ public final class EventFormatFactory implements FormatFactory {
         checked(schema);
         return (bytes, offset, length) -> {
             try {
-                return toRow(EventFormat.parse(new String(bytes, offset, length, StandardCharsets.UTF_8)));
+                return EventRows.toRow(EventFormat.parse(new String(bytes, offset, length, StandardCharsets.UTF_8)));
             } catch (IllegalArgumentException e) {
                 throw new MalformedRecordException(e.getMessage());
             }
@@ -83,7 +70,7 @@ public final class EventFormatFactory implements FormatFactory {
     @Override
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
         checked(schema);
-        return row -> EventFormat.toLine(toEvent(row)).getBytes(StandardCharsets.UTF_8);
+        return row -> EventFormat.toLine(EventRows.toEvent(row)).getBytes(StandardCharsets.UTF_8);
     }
 
     /** FMT-4: exactly the event's fields. */

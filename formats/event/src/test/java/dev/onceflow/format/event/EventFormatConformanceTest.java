@@ -3,6 +3,7 @@ package dev.onceflow.format.event;
 import dev.onceflow.conformance.format.FormatConformanceSuite;
 import dev.onceflow.spi.format.FormatFactory;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
@@ -26,8 +27,8 @@ class EventFormatConformanceTest extends FormatConformanceSuite {
 
     @Override
     protected List<Row> rows() {
-        return List.of(EventFormatFactory.toRow(new Event("1", "key-0", "payload", 3)),
-                EventFormatFactory.toRow(new Event("id, \"ü\"", "", "line\nbreak, \"quoted\" 😀", Long.MIN_VALUE)));
+        return List.of(EventRows.toRow(new Event("1", "key-0", "payload", 3)),
+                EventRows.toRow(new Event("id, \"ü\"", "", "line\nbreak, \"quoted\" 😀", Long.MIN_VALUE)));
     }
 
     @Override

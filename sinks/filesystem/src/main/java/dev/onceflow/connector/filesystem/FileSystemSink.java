@@ -17,14 +17,15 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Exactly-once part files on any Hadoop-compatible file system (local disk, HDFS), at least one
- * per checkpoint and subtask that wrote anything, each holding its events one per line in
- * {@link dev.onceflow.spi.record.EventFormat}, optionally gzip-compressed. A file is written under
- * a hidden in-progress name, made durable when it is closed (by the rolling policy or at the
- * barrier), and renamed to its final name when the checkpoint completes, so readers of the
- * directory see each event exactly once and never see uncommitted ones.
+ * per checkpoint and subtask that wrote anything, each holding its records one per line in a
+ * {@link LineFormat} (events in {@link dev.onceflow.spi.record.EventFormat} by default, or rows in
+ * any format), optionally gzip-compressed. A file is written under a hidden in-progress name, made
+ * durable when it is closed (by the rolling policy or at the barrier), and renamed to its final name
+ * when the checkpoint completes, so readers of the directory see each record exactly once and never
+ * see uncommitted ones.
  *
  * <pre>{@code
- * FileSystemSink sink = FileSystemSink.builder("hdfs://namenode/out")
+ * FileSystemSink<Event> sink = FileSystemSink.builder("hdfs://namenode/out")
  *         .partPrefix("events")
  *         .maxPartBytes(128L << 20)
  *         .compression(Compression.GZIP)
@@ -34,7 +35,7 @@ import org.apache.hadoop.fs.Path;
  * <p>One directory and prefix per sink: {@code abortLingering} deletes every in-progress file with
  * this prefix that belongs to a subtask it owns. Immutable; holds settings only.
  */
-public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTransaction> {
+public final class FileSystemSink<T> implements TwoPhaseCommitSink<T, FileTransaction> {
 
     /** Part prefixes must give visible, single-segment file names. */
     static final Pattern VALID_PREFIX = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
@@ -47,14 +48,16 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
     private final RollingPolicy rollingPolicy;
     private final Compression compression;
     private final Configuration conf;
+    private final LineFormat<T> lineFormat;
 
-    private FileSystemSink(Builder builder) {
+    private FileSystemSink(Builder<T> builder) {
         this.path = builder.path;
         this.partPrefix = builder.partPrefix;
         this.rollingPolicy = new RollingPolicy(builder.maxPartBytes, builder.maxPartAge);
         this.compression = builder.compression;
         this.recoveryTimeout = builder.recoveryTimeout;
         this.conf = new Configuration(builder.conf);
+        this.lineFormat = builder.lineFormat;
     }
 
     /**
@@ -76,14 +79,22 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         return tuned;
     }
 
-    /** A builder for the directory {@code path} (a local path, or a URI such as {@code hdfs://nn/dir}). */
-    public static Builder builder(String path) {
-        return new Builder(path);
+    /**
+     * A builder of a sink of events, as {@link dev.onceflow.spi.record.EventFormat} lines, for the directory {@code path} (a
+     * local path, or a URI such as {@code hdfs://nn/dir}).
+     */
+    public static Builder<Event> builder(String path) {
+        return new Builder<>(path, LineFormat.events());
+    }
+
+    /** A builder of a sink of records written as {@code lineFormat} says, for the directory {@code path}. */
+    public static <T> Builder<T> builder(String path, LineFormat<T> lineFormat) {
+        return new Builder<>(path, Objects.requireNonNull(lineFormat, "lineFormat"));
     }
 
     /** Creates the output directory if missing; connects to the file system, so not called by the factory. */
     @Override
-    public TransactionalWriter<Event, FileTransaction> createWriter(SinkContext context) throws Exception {
+    public TransactionalWriter<T, FileTransaction> createWriter(SinkContext context) throws Exception {
         if (!VALID_ATTEMPT_ID.matcher(context.attemptId()).matches()) {
             throw new IllegalArgumentException("attempt id '" + context.attemptId()
                     + "' cannot be part of a file name; expected letters, digits, '.', '_' or '-'");
@@ -100,8 +111,9 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
             }
             throw e;
         }
-        return new FileSystemSinkWriter(context, fs, !FileSystemPaths.isLocal(directory), directory,
-                new PartFileNames(partPrefix, compression.extension()), rollingPolicy, compression, recoveryTimeout);
+        return new FileSystemSinkWriter<>(context, fs, !FileSystemPaths.isLocal(directory), directory,
+                new PartFileNames(partPrefix, compression.extension()), rollingPolicy, compression, recoveryTimeout,
+                lineFormat);
     }
 
     @Override
@@ -110,9 +122,10 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
     }
 
     /** Builds a {@link FileSystemSink}. */
-    public static final class Builder {
+    public static final class Builder<T> {
 
         private final String path;
+        private final LineFormat<T> lineFormat;
         private String partPrefix = "part";
         private Duration recoveryTimeout = Duration.ofMinutes(2);
         private OptionalLong maxPartBytes = OptionalLong.empty();
@@ -120,15 +133,16 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         private Compression compression = Compression.NONE;
         private Configuration conf;
 
-        private Builder(String path) {
+        private Builder(String path, LineFormat<T> lineFormat) {
             this.path = Objects.requireNonNull(path, "path");
+            this.lineFormat = lineFormat;
             if (path.isBlank()) {
                 throw new IllegalArgumentException("path must not be blank");
             }
         }
 
         /** The start of part file names; {@code part} by default. Must not start with '.' or '_' (hidden). */
-        public Builder partPrefix(String partPrefix) {
+        public Builder<T> partPrefix(String partPrefix) {
             if (!VALID_PREFIX.matcher(partPrefix).matches()) {
                 throw new IllegalArgumentException("part prefix '" + partPrefix
                         + "' must start with a letter or digit and contain only letters, digits, '.', '_' or '-'");
@@ -141,7 +155,7 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
          * How long a commit waits for HDFS lease or truncate recovery before it fails (and is
          * retried by the runtime); 2 minutes by default.
          */
-        public Builder recoveryTimeout(Duration timeout) {
+        public Builder<T> recoveryTimeout(Duration timeout) {
             if (timeout.isZero() || timeout.isNegative()) {
                 throw new IllegalArgumentException("recovery timeout must be positive, was " + timeout);
             }
@@ -154,7 +168,7 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
          * (before compression; checked before each write, so a file exceeds it by less than a line).
          * By default a part file is closed only at each checkpoint.
          */
-        public Builder maxPartBytes(long bytes) {
+        public Builder<T> maxPartBytes(long bytes) {
             if (bytes < 1) {
                 throw new IllegalArgumentException("maximum part file size must be positive, was " + bytes);
             }
@@ -166,7 +180,7 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
          * Closes a part file and starts the next once it has been open this long (checked before
          * each write). By default a part file is closed only at each checkpoint.
          */
-        public Builder maxPartAge(Duration age) {
+        public Builder<T> maxPartAge(Duration age) {
             if (age.isZero() || age.isNegative()) {
                 throw new IllegalArgumentException("maximum part file age must be positive, was " + age);
             }
@@ -175,22 +189,22 @@ public final class FileSystemSink implements TwoPhaseCommitSink<Event, FileTrans
         }
 
         /** How part files are compressed; {@link Compression#NONE} by default. */
-        public Builder compression(Compression compression) {
+        public Builder<T> compression(Compression compression) {
             this.compression = Objects.requireNonNull(compression, "compression");
             return this;
         }
 
         /** The Hadoop configuration (for HDFS addresses, credentials); {@code new Configuration()} by default. */
-        public Builder configuration(Configuration conf) {
+        public Builder<T> configuration(Configuration conf) {
             this.conf = Objects.requireNonNull(conf, "conf");
             return this;
         }
 
-        public FileSystemSink build() {
+        public FileSystemSink<T> build() {
             if (conf == null) {
                 conf = new Configuration();
             }
-            return new FileSystemSink(this);
+            return new FileSystemSink<>(this);
         }
     }
 }

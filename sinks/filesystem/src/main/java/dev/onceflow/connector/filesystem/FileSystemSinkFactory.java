@@ -1,12 +1,17 @@
 package dev.onceflow.connector.filesystem;
 
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
 import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.sink.Sink;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Makes {@link FileSystemSink} usable from job files as {@code filesystem}. */
 public final class FileSystemSinkFactory implements SinkFactory {
@@ -42,8 +47,8 @@ public final class FileSystemSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes events exactly once as part files on any Hadoop-compatible file system, "
-                + "committed by rename when a checkpoint completes.";
+        return "Writes records exactly once, one per line in a format (event lines by default), as part files "
+                + "on any Hadoop-compatible file system, committed by rename when a checkpoint completes.";
     }
 
     @Override
@@ -51,13 +56,35 @@ public final class FileSystemSinkFactory implements SinkFactory {
         return List.of(PATH, PART_PREFIX, MAX_PART_BYTES, MAX_PART_AGE, COMPRESSION);
     }
 
+    /** Part files of event lines, as every job wrote before rows. */
+    @Override
+    public Optional<String> defaultFormat() {
+        return Optional.of("event");
+    }
+
+    /** One record per line in the job's format; the format checks that it can write the input's fields. */
+    @Override
+    public RowSink<Row> createRowSink(Context context) {
+        Format format = context.format().orElseThrow();
+        LineFormat<Row> lines;
+        try {
+            lines = LineFormat.rows(format, context.inputSchema());
+        } catch (OptionException e) {
+            throw new OptionException("sink 'filesystem': " + e.getMessage());
+        }
+        return RowSink.ofRows(configured(FileSystemSink.builder(context.options().get(PATH), lines), context.options())
+                .build());
+    }
+
     @Override
     public Sink<Event> createSink(OptionValues options) {
-        FileSystemSink.Builder builder = FileSystemSink.builder(options.get(PATH))
-                .partPrefix(options.get(PART_PREFIX))
-                .compression(options.get(COMPRESSION));
+        return configured(FileSystemSink.builder(options.get(PATH)), options).build();
+    }
+
+    private static <T> FileSystemSink.Builder<T> configured(FileSystemSink.Builder<T> builder, OptionValues options) {
+        builder.partPrefix(options.get(PART_PREFIX)).compression(options.get(COMPRESSION));
         options.getOptional(MAX_PART_BYTES).ifPresent(builder::maxPartBytes);
         options.getOptional(MAX_PART_AGE).ifPresent(builder::maxPartAge);
-        return builder.build();
+        return builder;
     }
 }

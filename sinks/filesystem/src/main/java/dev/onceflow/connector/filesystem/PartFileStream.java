@@ -1,11 +1,8 @@
 package dev.onceflow.connector.filesystem;
 
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventFormat;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.fs.FSDataOutputStream;
 
 /**
@@ -59,19 +56,21 @@ final class PartFileStream implements AutoCloseable {
         return openedAtNanos;
     }
 
-    /** Appends the event as one line. */
-    void write(Event event) throws IOException {
-        byte[] line = (EventFormat.toLine(event) + "\n").getBytes(StandardCharsets.UTF_8);
-        if (line.length > buffer.length - buffered) {
+    /** Appends a record's bytes and a line end. */
+    void write(byte[] record) throws IOException {
+        int length = record.length + 1;
+        if (length > buffer.length - buffered) {
             flushBuffer();
         }
-        if (line.length >= buffer.length) {
-            encoded.write(line);
+        if (length >= buffer.length) {
+            encoded.write(record);
+            encoded.write('\n');
         } else {
-            System.arraycopy(line, 0, buffer, buffered, line.length);
-            buffered += line.length;
+            System.arraycopy(record, 0, buffer, buffered, record.length);
+            buffer[buffered + record.length] = '\n';
+            buffered += length;
         }
-        bytesWritten += line.length;
+        bytesWritten += length;
     }
 
     private void flushBuffer() throws IOException {

@@ -1,6 +1,6 @@
 package dev.onceflow.connector.file;
 
-import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.source.ReaderOutput;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
@@ -16,11 +16,12 @@ import org.apache.hadoop.fs.Path;
  * file's end is reached and reopened at {@code offset}, so bytes of an unfinished last line are
  * simply read again once the line is complete.
  */
-final class FileCursor implements AutoCloseable {
+final class FileCursor<T> implements AutoCloseable {
 
     private final Configuration conf;
     private final Path path;
-    private final FileFormat format;
+    private final LineDecoding<T> format;
+    private final LineDecoding.Parser<T> parser;
     private FileSystem fs;
     private long offset;
     private FSDataInputStream stream;
@@ -30,10 +31,11 @@ final class FileCursor implements AutoCloseable {
     /** {@link System#nanoTime()} when the end was reached or the length last checked. */
     private long lastEndCheckNanos;
 
-    FileCursor(FileSplit split, FileFormat format, Configuration conf) {
+    FileCursor(FileSplit split, LineDecoding<T> format, LineDecoding.Parser<T> parser, Configuration conf) {
         this.conf = conf;
         this.path = new Path(split.path());
         this.format = format;
+        this.parser = parser;
         this.offset = split.offset();
     }
 
@@ -55,7 +57,7 @@ final class FileCursor implements AutoCloseable {
      * @throws IOException if the file cannot be read or a line is not in the format, naming the
      *     file and the line's byte offset
      */
-    int emit(ReaderOutput<Event> output, int max, boolean emitUnterminatedLast) throws IOException {
+    int emit(ReaderOutput<T> output, int max, boolean emitUnterminatedLast) throws IOException {
         if (stream == null) {
             open();
         }
@@ -96,16 +98,16 @@ final class FileCursor implements AutoCloseable {
         return false;
     }
 
-    private void collect(ReaderOutput<Event> output, LineReader.Line line) throws IOException {
-        Event event;
+    private void collect(ReaderOutput<T> output, LineReader.Line line) throws IOException {
+        T record;
         try {
-            event = format.toEvent(path.getName(), line.offset(), line.text());
-        } catch (IllegalArgumentException e) {
+            record = parser.parse(path.getName(), line.offset(), line.text());
+        } catch (MalformedRecordException e) {
             // Never skip a bad line: a silently dropped record is exactly what this project forbids.
-            throw new IOException("cannot read " + format + " line at byte offset " + line.offset() + " of file "
+            throw new IOException("cannot read " + format.name() + " line at byte offset " + line.offset() + " of file "
                     + path + ": " + e.getMessage(), e);
         }
-        output.collect(event);
+        output.collect(record);
         offset = line.nextOffset();
     }
 

@@ -1,10 +1,11 @@
 package dev.onceflow.connector.file;
 
+import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
 
 /** How a line of an input file becomes an {@link Event}. */
-public enum FileFormat {
+public enum FileFormat implements LineDecoding<Event> {
 
     /**
      * Each line is an event written by {@link EventFormat#toLine} (for example by the filesystem
@@ -17,7 +18,7 @@ public enum FileFormat {
         }
 
         @Override
-        boolean quotedFields() {
+        public boolean quotedFields() {
             return true;
         }
     },
@@ -33,7 +34,7 @@ public enum FileFormat {
         }
 
         @Override
-        boolean quotedFields() {
+        public boolean quotedFields() {
             return false;
         }
     };
@@ -46,5 +47,17 @@ public enum FileFormat {
     abstract Event toEvent(String fileName, long offset, String line);
 
     /** Whether line breaks inside double-quoted fields are part of the line. */
-    abstract boolean quotedFields();
+    @Override
+    public abstract boolean quotedFields();
+
+    @Override
+    public Parser<Event> newParser() {
+        return (fileName, offset, line) -> {
+            try {
+                return toEvent(fileName, offset, line);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedRecordException(e.getMessage());
+            }
+        };
+    }
 }

@@ -28,30 +28,38 @@ import org.apache.hadoop.fs.Path;
  * ends. Files whose names start with {@code .} or {@code _} are ignored in both modes.
  *
  * <pre>{@code
- * FileSource source = FileSource.builder("hdfs://namenode/in").format(FileFormat.LINES)
+ * FileSource<Event> source = FileSource.builder("hdfs://namenode/in").format(FileFormat.LINES)
  *         .discoveryInterval(Duration.ofSeconds(10)).build();
  * }</pre>
  *
  * <p>Immutable; holds settings only. Each enumerator and reader copies the configuration, so
  * none of them shares mutable Hadoop state with another thread.
  */
-public final class FileSource implements ReplayableSource<Event, FileSplit, FileEnumeratorState> {
+public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileEnumeratorState> {
 
     private final String path;
-    private final FileFormat format;
+    private final LineDecoding<T> format;
     private final Duration discoveryInterval;
     private final Configuration conf;
 
-    private FileSource(Builder builder) {
+    private FileSource(Builder<T> builder) {
         this.path = builder.path;
         this.format = builder.format;
         this.discoveryInterval = builder.discoveryInterval;
         this.conf = new Configuration(builder.conf);
     }
 
-    /** A builder for the directory {@code path} (a local path, or a URI such as {@code hdfs://nn/dir}). */
-    public static Builder builder(String path) {
-        return new Builder(path);
+    /**
+     * A builder of a source of events ({@link FileFormat#EVENTS} lines unless told otherwise), for the
+     * directory {@code path} (a local path, or a URI such as {@code hdfs://nn/dir}).
+     */
+    public static Builder<Event> builder(String path) {
+        return new Builder<>(path, FileFormat.EVENTS);
+    }
+
+    /** A builder of a source of records decoded from lines as {@code decoding} says, for {@code path}. */
+    public static <T> Builder<T> builder(String path, LineDecoding<T> decoding) {
+        return new Builder<>(path, Objects.requireNonNull(decoding, "decoding"));
     }
 
     @Override
@@ -76,8 +84,8 @@ public final class FileSource implements ReplayableSource<Event, FileSplit, File
     }
 
     @Override
-    public SourceReader<Event, FileSplit> createReader(SourceReaderContext context) {
-        return new FileSourceReader(context, new Configuration(conf), format, discoveryInterval);
+    public SourceReader<T, FileSplit> createReader(SourceReaderContext context) {
+        return new FileSourceReader<>(context, new Configuration(conf), format, discoveryInterval);
     }
 
     @Override
@@ -101,28 +109,29 @@ public final class FileSource implements ReplayableSource<Event, FileSplit, File
     }
 
     /** Builds a {@link FileSource}. */
-    public static final class Builder {
+    public static final class Builder<T> {
 
         private final String path;
-        private FileFormat format = FileFormat.EVENTS;
+        private LineDecoding<T> format;
         private Duration discoveryInterval;
         private Configuration conf;
 
-        private Builder(String path) {
+        private Builder(String path, LineDecoding<T> format) {
             this.path = Objects.requireNonNull(path, "path");
+            this.format = format;
             if (path.isBlank()) {
                 throw new IllegalArgumentException("path must not be blank");
             }
         }
 
-        /** How lines become events; {@link FileFormat#EVENTS} by default. */
-        public Builder format(FileFormat format) {
+        /** How lines become records, such as {@link FileFormat#LINES} for a source of events. */
+        public Builder<T> format(LineDecoding<T> format) {
             this.format = Objects.requireNonNull(format, "format");
             return this;
         }
 
         /** Makes the source continuous, re-listing the directory every {@code interval} (positive). */
-        public Builder discoveryInterval(Duration interval) {
+        public Builder<T> discoveryInterval(Duration interval) {
             if (interval.isZero() || interval.isNegative()) {
                 throw new IllegalArgumentException("discovery interval must be positive, was " + interval);
             }
@@ -131,7 +140,7 @@ public final class FileSource implements ReplayableSource<Event, FileSplit, File
         }
 
         /** Makes the source continuous or, with an empty value, bounded (the default). */
-        public Builder discoveryInterval(Optional<Duration> interval) {
+        public Builder<T> discoveryInterval(Optional<Duration> interval) {
             if (interval.isPresent()) {
                 return discoveryInterval(interval.get());
             }
@@ -140,16 +149,16 @@ public final class FileSource implements ReplayableSource<Event, FileSplit, File
         }
 
         /** The Hadoop configuration (for HDFS addresses, credentials); {@code new Configuration()} by default. */
-        public Builder configuration(Configuration conf) {
+        public Builder<T> configuration(Configuration conf) {
             this.conf = Objects.requireNonNull(conf, "conf");
             return this;
         }
 
-        public FileSource build() {
+        public FileSource<T> build() {
             if (conf == null) {
                 conf = new Configuration();
             }
-            return new FileSource(this);
+            return new FileSource<>(this);
         }
     }
 }

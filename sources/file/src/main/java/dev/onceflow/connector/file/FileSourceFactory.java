@@ -1,12 +1,18 @@
 package dev.onceflow.connector.file;
 
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Makes {@link FileSource} usable from job files as {@code file}. */
 public final class FileSourceFactory implements SourceFactory {
@@ -39,6 +45,42 @@ public final class FileSourceFactory implements SourceFactory {
     @Override
     public List<Option<?>> options() {
         return List.of(PATH, FORMAT, DISCOVERY_INTERVAL);
+    }
+
+    /** Event lines, as every job read before rows, unless the job file names a format. */
+    @Override
+    public Optional<String> defaultFormat() {
+        return Optional.of("event");
+    }
+
+    /**
+     * Rows decoded from each line in the job's format. The {@code format} option (EVENTS, LINES) is
+     * that of sources of events: with the default event format it keeps its meaning; with any other
+     * format it must stay unset.
+     */
+    @Override
+    public RowSource<?> createRowSource(Context context) {
+        Format format = context.format().orElseThrow();
+        OptionValues options = context.options();
+        if (format.identifier().equals("event") && context.declaredSchema().isEmpty()) {
+            // the event path as it was, LINES included: what earlier job files read, they read the same
+            return SourceFactory.super.createRowSource(context);
+        }
+        if (options.get(FORMAT) != FileFormat.EVENTS) {
+            throw new OptionException("source 'file': option 'format: " + options.get(FORMAT).name().toLowerCase(java.util.Locale.ROOT)
+                    + "' makes events of lines; it does not go with format '" + format.identifier()
+                    + "': remove it, or use format: raw for lines of text");
+        }
+        String owner = "source 'file'";
+        Schema schema = format.schema(context.declaredSchema(), owner);
+        LineDecoding<Row> lines;
+        try {
+            lines = LineDecoding.rows(format, schema);
+        } catch (OptionException e) {
+            throw new OptionException(owner + ": " + e.getMessage());
+        }
+        return RowSource.ofRows(schema, FileSource.builder(options.get(PATH), lines)
+                .discoveryInterval(options.getOptional(DISCOVERY_INTERVAL)).build());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.file;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
@@ -24,17 +23,18 @@ import org.apache.hadoop.conf.Configuration;
  * <p>A file that shrinks or disappears after it was assigned fails the reader rather than being
  * skipped: its unread lines would otherwise be lost without a trace.
  */
-final class FileSourceReader implements SourceReader<Event, FileSplit> {
+final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
 
     /** Events per poll: small enough that the task thread gets back to its mailbox quickly. */
     static final int MAX_RECORDS_PER_POLL = 100;
 
     private final SourceReaderContext context;
     private final Configuration conf;
-    private final FileFormat format;
+    private final LineDecoding<T> format;
+    private final LineDecoding.Parser<T> parser;
     private final boolean continuous;
     private final long growthCheckNanos;
-    private final List<FileCursor> cursors = new ArrayList<>();
+    private final List<FileCursor<T>> cursors = new ArrayList<>();
     private boolean splitRequested;
     private boolean noMoreSplits;
     private int rotation;
@@ -43,10 +43,12 @@ final class FileSourceReader implements SourceReader<Event, FileSplit> {
      * @param growthCheckInterval how often a continuous reader checks a fully read file for growth;
      *     {@code null} for a bounded reader
      */
-    FileSourceReader(SourceReaderContext context, Configuration conf, FileFormat format, Duration growthCheckInterval) {
+    FileSourceReader(SourceReaderContext context, Configuration conf, LineDecoding<T> format,
+            Duration growthCheckInterval) {
         this.context = context;
         this.conf = conf;
         this.format = format;
+        this.parser = format.newParser();
         this.continuous = growthCheckInterval != null;
         this.growthCheckNanos = continuous ? growthCheckInterval.toNanos() : 0;
     }
@@ -57,11 +59,11 @@ final class FileSourceReader implements SourceReader<Event, FileSplit> {
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<Event> output) throws IOException {
+    public InputStatus pollNext(ReaderOutput<T> output) throws IOException {
         return continuous ? pollContinuous(output) : pollBounded(output);
     }
 
-    private InputStatus pollBounded(ReaderOutput<Event> output) throws IOException {
+    private InputStatus pollBounded(ReaderOutput<T> output) throws IOException {
         int budget = MAX_RECORDS_PER_POLL;
         while (budget > 0 && !cursors.isEmpty()) {
             FileCursor cursor = cursors.get(0);
@@ -81,7 +83,7 @@ final class FileSourceReader implements SourceReader<Event, FileSplit> {
         return InputStatus.NOTHING_AVAILABLE;
     }
 
-    private InputStatus pollContinuous(ReaderOutput<Event> output) throws IOException {
+    private InputStatus pollContinuous(ReaderOutput<T> output) throws IOException {
         int budget = MAX_RECORDS_PER_POLL;
         long now = System.nanoTime();
         // Start at a different file each poll so one large file cannot starve the others.
@@ -118,7 +120,7 @@ final class FileSourceReader implements SourceReader<Event, FileSplit> {
     public void addSplits(List<FileSplit> splits) {
         splitRequested = false;
         for (FileSplit split : splits) {
-            cursors.add(new FileCursor(split, format, conf));
+            cursors.add(new FileCursor<>(split, format, parser, conf));
         }
     }
 

@@ -23,13 +23,13 @@ final class SourceHarness implements AutoCloseable {
     record Checkpoint(byte[] enumeratorState, List<byte[]> splits) {
     }
 
-    final FileSource source;
+    final FileSource<Event> source;
     final TestEnumeratorContext<FileSplit> enumeratorContext;
     final SplitEnumerator<FileSplit, FileEnumeratorState> enumerator;
     final List<SourceReader<Event, FileSplit>> readers = new ArrayList<>();
     final List<Event> output = new ArrayList<>();
 
-    private SourceHarness(FileSource source, int parallelism, Checkpoint restoreFrom) throws Exception {
+    private SourceHarness(FileSource<Event> source, int parallelism, Checkpoint restoreFrom) throws Exception {
         this.source = source;
         this.enumeratorContext = new TestEnumeratorContext<>(parallelism);
         this.enumerator = restoreFrom == null
@@ -53,11 +53,11 @@ final class SourceHarness implements AutoCloseable {
         }
     }
 
-    static SourceHarness start(FileSource source, int parallelism) throws Exception {
+    static SourceHarness start(FileSource<Event> source, int parallelism) throws Exception {
         return new SourceHarness(source, parallelism, null);
     }
 
-    static SourceHarness restore(FileSource source, int parallelism, Checkpoint checkpoint) throws Exception {
+    static SourceHarness restore(FileSource<Event> source, int parallelism, Checkpoint checkpoint) throws Exception {
         return new SourceHarness(source, parallelism, checkpoint);
     }
 

@@ -1,0 +1,77 @@
+package dev.onceflow.spi.format;
+
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.row.Schema;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A format as a job file chose it for one connector: the factory and its validated options. The
+ * runtime makes it and hands it to the connector's factory, which makes decoders or encoders from
+ * it in its readers or writers. Immutable and safe to share between threads.
+ */
+public final class Format {
+
+    private final FormatFactory factory;
+    private final OptionValues options;
+
+    public Format(FormatFactory factory, OptionValues options) {
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** The format's name, such as {@code "json"}. */
+    public String identifier() {
+        return factory.identifier();
+    }
+
+    public FormatFactory factory() {
+        return factory;
+    }
+
+    public OptionValues options() {
+        return options;
+    }
+
+    /** Where records may hold line breaks; see {@link FormatFactory#lineBreaks}. */
+    public LineBreaks lineBreaks() {
+        return factory.lineBreaks(options);
+    }
+
+    /**
+     * The schema of the records: the one the format's options fix, or else the one the job file
+     * declares.
+     *
+     * @param declared the job file's schema for this connector, if it declares one
+     * @param owner how errors name the connector, such as {@code "source 'file'"}
+     * @throws OptionException if neither gives a schema, or both do and they differ
+     */
+    public Schema schema(Optional<Schema> declared, String owner) {
+        Optional<Schema> fixed = factory.schema(options);
+        if (fixed.isPresent()) {
+            if (declared.isPresent() && !declared.get().equals(fixed.get())) {
+                throw new OptionException(owner + ": format '" + identifier() + "' fixes the schema to " + fixed.get()
+                        + ", but the job file declares " + declared.get() + "; remove the job file's schema");
+            }
+            return fixed.get();
+        }
+        return declared.orElseThrow(() -> new OptionException(owner + ": format '" + identifier()
+                + "' needs a schema: declare the record's fields under schema: fields:"));
+    }
+
+    /** A decoder for one reader; see {@link FormatFactory#createDecoder}. */
+    public RowDecoder createDecoder(Schema schema) {
+        return factory.createDecoder(schema, options);
+    }
+
+    /** An encoder for one writer; see {@link FormatFactory#createEncoder}. */
+    public RowEncoder createEncoder(Schema schema) {
+        return factory.createEncoder(schema, options);
+    }
+
+    @Override
+    public String toString() {
+        return identifier();
+    }
+}
