@@ -18,7 +18,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The job's HTTP endpoint, over real HTTP: {@code /checkpoints} is the job's checkpoint history,
  * {@code /metrics} its meters with the same counts the job reports, {@code POST /savepoint} takes a
- * savepoint (and with {@code stop=true} ends the job), wrong methods and paths are refused.
+ * savepoint (and with {@code stop=true} ends the job), one at a time; wrong methods, paths and
+ * queries are refused, and every answer carries {@code nosniff}.
  */
 @Timeout(120)
 class ControlServerTest {
@@ -37,9 +43,20 @@ class ControlServerTest {
     @TempDir
     Path dir;
 
+    /** Every answer, refusals included, tells the browser not to guess its type. */
+    private static HttpResponse<String> checked(HttpResponse<String> response) {
+        assertThat(response.headers().firstValue("X-Content-Type-Options")).as("nosniff on %s %s (%d)",
+                response.request().method(), response.uri(), response.statusCode()).hasValue("nosniff");
+        return response;
+    }
+
     private HttpResponse<String> send(URI uri, String method) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofString());
+        return checked(http.send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private static String error(HttpResponse<String> response) throws IOException {
+        return JSON.readTree(response.body()).get("error").asText();
     }
 
     private JsonNode get(URI base, String path) throws IOException, InterruptedException {
@@ -121,6 +138,8 @@ class ControlServerTest {
             assertThat(send(base.resolve("savepoint"), "GET").statusCode()).isEqualTo(405);
             assertThat(send(base.resolve("metrics"), "POST").statusCode()).isEqualTo(405);
             assertThat(send(base.resolve("no-such-page"), "GET").statusCode()).isEqualTo(404);
+            assertThat(send(base.resolve("statusx"), "GET").statusCode()).as("paths match exactly").isEqualTo(404);
+            assertThat(send(base.resolve("savepoint/x"), "POST").statusCode()).isEqualTo(404);
             HttpResponse<String> page = send(base, "GET");
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
@@ -161,6 +180,101 @@ class ControlServerTest {
                     .isLessThan(Duration.ofSeconds(3));
             assertThat(controlFile).doesNotExist();
         } finally {
+            client.cancel();
+        }
+    }
+
+    /**
+     * The query is parsed into exact pairs: the server used to look for "stop=true" anywhere in it,
+     * so {@code ?nostop=true} took a savepoint and stopped the job.
+     */
+    @Test
+    void aQueryOtherThanStopTrueOrFalseIsRefusedAndDoesNotStopTheJob() throws Exception {
+        JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 100_000_000)
+                .rowsPerSecond(5_000).executeAsync("queried");
+        try (ControlServer server = new ControlServer(client)) {
+            URI base = server.url();
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids(get(base, "checkpoints"), null).size() >= 1);
+
+            HttpResponse<String> nostop = send(base.resolve("savepoint?nostop=true"), "POST");
+            HttpResponse<String> yes = send(base.resolve("savepoint?stop=yes"), "POST");
+            HttpResponse<String> twice = send(base.resolve("savepoint?stop=false&stop=true"), "POST");
+            HttpResponse<String> bare = send(base.resolve("savepoint?stop"), "POST");
+            HttpResponse<String> status = send(base.resolve("status?stop=true"), "GET");
+
+            assertThat(nostop.statusCode()).as(nostop.body()).isEqualTo(400);
+            assertThat(error(nostop)).isEqualTo("unknown query parameter 'nostop'; accepted: stop");
+            assertThat(yes.statusCode()).isEqualTo(400);
+            assertThat(error(yes)).isEqualTo("query parameter 'stop' must be one of false, true, not 'yes'");
+            assertThat(twice.statusCode()).isEqualTo(400);
+            assertThat(error(twice)).isEqualTo("query parameter 'stop' is given twice");
+            assertThat(bare.statusCode()).isEqualTo(400);
+            assertThat(error(bare)).isEqualTo("query parameter 'stop' must be one of false, true");
+            assertThat(status.statusCode()).isEqualTo(400);
+            assertThat(error(status)).isEqualTo("unknown query parameter 'stop'; this resource takes none");
+            assertThat(ids(get(base, "checkpoints"), "SAVEPOINT")).as("no savepoint was taken").isEmpty();
+
+            HttpResponse<String> keepRunning = send(base.resolve("savepoint?stop=false"), "POST");
+
+            assertThat(keepRunning.statusCode()).as(keepRunning.body()).isEqualTo(200);
+            assertThat(ids(get(base, "checkpoints"), "SAVEPOINT")).hasSize(1);
+            assertThat(client.result()).as("the job runs on").isNotDone();
+            assertThat(get(base, "status").get("status").asText()).isEqualTo("RUNNING");
+        } finally {
+            client.cancel();
+        }
+    }
+
+    /**
+     * One savepoint at a time. Records are held in {@code map} while the requests arrive, so the
+     * first savepoint's barrier stays behind them and it is in flight for as long as the test
+     * needs: the other nine are answered 409 meanwhile. They used to trigger savepoints of their
+     * own (10 at once made 8 savepoints and 2 errors).
+     */
+    @Test
+    void concurrentSavepointRequestsTakeOneSavepointAndTheRestAreRefused() throws Exception {
+        AtomicBoolean hold = new AtomicBoolean();
+        AtomicInteger held = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 100_000_000)
+                .rowsPerSecond(5_000).map(event -> {
+                    if (hold.get()) {
+                        held.incrementAndGet();
+                        release.await();
+                    }
+                    return event;
+                }).executeAsync("one-at-a-time");
+        try (ControlServer server = new ControlServer(client)) {
+            URI base = server.url();
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids(get(base, "checkpoints"), null).size() >= 1);
+            hold.set(true);
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.get() > 0);
+
+            List<CompletableFuture<HttpResponse<String>>> requests = IntStream.range(0, 10)
+                    .mapToObj(i -> http.sendAsync(HttpRequest.newBuilder(base.resolve("savepoint"))
+                            .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofMinutes(1)).build(),
+                            HttpResponse.BodyHandlers.ofString()))
+                    .toList();
+            await("9 of 10 concurrent requests answered while the first savepoint is held in flight")
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> requests.stream().filter(CompletableFuture::isDone).count() == 9);
+            release.countDown();
+            List<HttpResponse<String>> responses = new ArrayList<>();
+            for (CompletableFuture<HttpResponse<String>> request : requests) {
+                responses.add(checked(request.get(30, TimeUnit.SECONDS)));
+            }
+
+            assertThat(responses).filteredOn(r -> r.statusCode() == 409).hasSize(9).allSatisfy(r ->
+                    assertThat(error(r)).isEqualTo("a savepoint is already being taken; ask again once it completed"));
+            assertThat(responses).filteredOn(r -> r.statusCode() == 200).singleElement().satisfies(r ->
+                    assertThat(JSON.readTree(r.body()).get("path").asText()).contains("savepoint-"));
+            assertThat(ids(get(base, "checkpoints"), "SAVEPOINT")).hasSize(1);
+
+            HttpResponse<String> next = send(base.resolve("savepoint"), "POST");
+
+            assertThat(next.statusCode()).as("free again once it completed: %s", next.body()).isEqualTo(200);
+        } finally {
+            release.countDown();
             client.cancel();
         }
     }

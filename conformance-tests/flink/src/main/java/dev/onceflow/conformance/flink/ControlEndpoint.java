@@ -52,7 +52,13 @@ final class ControlEndpoint implements AutoCloseable {
                     respond(exchange, 405, Map.of("error", "use POST"));
                     return;
                 }
-                boolean stop = String.valueOf(exchange.getRequestURI().getQuery()).contains("stop=true");
+                // Exactly what `onceflow savepoint` sends: contains("stop=true") stopped the job on ?nostop=true too.
+                String query = exchange.getRequestURI().getRawQuery();
+                boolean stop = "stop=true".equals(query);
+                if (query != null && !stop && !"stop=false".equals(query)) {
+                    respond(exchange, 400, Map.of("error", "the query must be stop=true or stop=false, not '" + query + "'"));
+                    return;
+                }
                 if (stop) {
                     stopRequested.set(true);
                 }
