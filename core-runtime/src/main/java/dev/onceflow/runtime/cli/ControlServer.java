@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code GET /metrics} (JSON), and {@code GET /}, a page plotting checkpoint durations and sizes
  * (documented in {@code docs/observability.md}). The port and pid are written to
  * {@code _control.json} in the job's checkpoint directory while the job runs (through its
- * {@link CheckpointFileSystem}, so this works for checkpoints on HDFS too, from the same machine).
+ * {@link CheckpointFileSystem}, so this works for checkpoints on HDFS too, from the same machine),
+ * and the token every endpoint but the page asks for to {@code _control.token} beside it,
+ * readable by the job's user only ({@link ControlAccess}).
  */
 final class ControlServer implements AutoCloseable {
 
@@ -48,6 +50,7 @@ final class ControlServer implements AutoCloseable {
     private final Map<String, Endpoint> endpoints;
     private final AtomicBoolean savepointInFlight = new AtomicBoolean();
     private final ExchangeExecutor exchanges = new ExchangeExecutor();
+    private final ControlAccess access;
     private final CheckpointFileSystem fs;
     private final CheckpointLocation controlFile;
 
@@ -64,13 +67,19 @@ final class ControlServer implements AutoCloseable {
                 "/savepoint", new Endpoint("POST", Map.of("stop", Set.of("true", "false")), (exchange, query) ->
                         savepoint(exchange, client, "true".equals(query.get("stop")))));
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        // Before _control.json names the port: whoever finds the endpoint there finds its token too.
+        try {
+            access = ControlAccess.create(client.jobDirectory(), server.getAddress().getPort());
+        } catch (IOException | RuntimeException e) {
+            server.stop(0); // bound, though not started: free the port
+            throw e;
+        }
         // One context for every path, matched exactly below: a context matches by prefix, and
         // "/savepoint/anything" or "/statusx" must not reach an endpoint.
         server.createContext("/", this::handle);
         server.setExecutor(exchanges);
         server.start();
         fs = CheckpointFileSystem.of(client.jobDirectory());
-        fs.mkdirs(client.jobDirectory());
         controlFile = client.jobDirectory().resolve(CONTROL_FILE);
         fs.writeAtomically(controlFile, JSON.writeValueAsBytes(Map.of("pid", ProcessHandle.current().pid(),
                 "port", server.getAddress().getPort())));
@@ -79,13 +88,27 @@ final class ControlServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         // Every answer, refusals included: a browser must never take a JSON error for a script or a page.
         exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-        Endpoint endpoint = endpoints.get(exchange.getRequestURI().getPath());
+        ControlAccess.Refusal foreign = access.checkSender(exchange.getRequestHeaders());
+        if (foreign != null) {
+            respond(exchange, foreign.status(), Map.of("error", foreign.error()));
+            return;
+        }
+        String path = exchange.getRequestURI().getPath();
+        Endpoint endpoint = endpoints.get(path);
         if (endpoint == null) {
             respond(exchange, 404, Map.of("error", "no such resource; try /, /status, /checkpoints, /metrics"));
             return;
         }
         if (!endpoint.method().equals(exchange.getRequestMethod())) {
             respond(exchange, 405, Map.of("error", "use " + endpoint.method()));
+            return;
+        }
+        // The page itself holds nothing of the job; a browser cannot send the token when it opens
+        // it (the token is in the address's fragment, which stays in the browser), only its script can.
+        ControlAccess.Refusal unauthorized = "/".equals(path) ? null : access.checkToken(exchange.getRequestHeaders());
+        if (unauthorized != null) {
+            exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"onceflow\"");
+            respond(exchange, unauthorized.status(), Map.of("error", unauthorized.error()));
             return;
         }
         Map<String, String> query;
@@ -162,9 +185,28 @@ final class ControlServer implements AutoCloseable {
         return URLDecoder.decode(text, StandardCharsets.UTF_8);
     }
 
-    /** The address of the page; the JSON endpoints are next to it. */
+    /** The address of the endpoints; the page is at its root. */
     URI url() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
+    }
+
+    /**
+     * The page's address with the token in its fragment, where the page's script finds it: a
+     * browser sends the fragment to no server and puts it in no {@code Referer}. For the job's own
+     * user only (the CLI prints it on a terminal).
+     */
+    URI pageUrl() {
+        return URI.create(url() + "#token=" + access.token());
+    }
+
+    /** Where the token is: printed instead of it where others may read the output. */
+    CheckpointLocation tokenFile() {
+        return access.tokenFile();
+    }
+
+    /** The token the endpoints ask for. */
+    String token() {
+        return access.token();
     }
 
     private static byte[] dashboard() throws IOException {
@@ -226,6 +268,7 @@ final class ControlServer implements AutoCloseable {
         } catch (IOException ignored) {
             // a stale file is detected by its pid
         }
+        access.close();
     }
 
     /** A resource: the one method it takes, the query parameters it accepts, and its answer. */
