@@ -114,6 +114,12 @@ class ControlServerTest {
                 .rowsPerSecond(5_000).executeAsync(name);
     }
 
+    /** Cancels the job and waits until it ended: it must not write into the test's directory while that is deleted. */
+    private static void cancel(JobClient client) throws Exception {
+        client.cancel();
+        client.result().get(30, TimeUnit.SECONDS);
+    }
+
     /** Neither a savepoint nor a stop came of what was refused. */
     private void assertStillRunningWithoutSavepoint(JobClient client, URI base) throws Exception {
         assertThat(ids(get(base, "checkpoints"), "SAVEPOINT")).as("savepoints taken").isEmpty();
@@ -211,7 +217,7 @@ class ControlServerTest {
             assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
             assertThat(page.body()).contains("id=\"duration-chart\"", "id=\"size-chart\"", "fetch(");
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -251,7 +257,7 @@ class ControlServerTest {
             assertThat(controlFile).doesNotExist();
             assertThat(tokenFile).doesNotExist();
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -293,7 +299,7 @@ class ControlServerTest {
             assertThat(client.result()).as("the job runs on").isNotDone();
             assertThat(get(base, "status").get("status").asText()).isEqualTo("RUNNING");
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -347,7 +353,7 @@ class ControlServerTest {
             assertThat(next.statusCode()).as("free again once it completed: %s", next.body()).isEqualTo(200);
         } finally {
             release.countDown();
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -388,7 +394,7 @@ class ControlServerTest {
             assertStillRunningWithoutSavepoint(client, base);
             assertThat(send(base.resolve("status"), "GET").statusCode()).isEqualTo(200);
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -427,7 +433,7 @@ class ControlServerTest {
                 assertThat(loopback.status()).as("Host: %s: %s", host, loopback.body()).isEqualTo(200);
             }
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 
@@ -461,7 +467,7 @@ class ControlServerTest {
                 assertThat(own.statusCode()).as("Origin: %s: %s", origin, own.body()).isEqualTo(200);
             }
         } finally {
-            client.cancel();
+            cancel(client);
         }
     }
 }

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,6 +149,7 @@ class OnceflowCliTest {
             assertThat(client.result()).as("the job runs on").isNotDone();
         } finally {
             client.cancel();
+            client.result().get(30, TimeUnit.SECONDS); // ended before the test's directory is deleted
         }
     }
 
