@@ -24,6 +24,9 @@ import java.util.ServiceLoader;
  *     a crash of this process; it survives a crash of the machine once a later
  *     {@link #writeAtomically} into the same directory returned. If it fails, it leaves no file
  *     of its own; if the process dies first, the target may hold part of the bytes.
+ * <li>CFS-7 {@link #writeAtomicallyOwnerOnly}: CFS-1, in a file that only its owner can read or
+ *     write from the moment it exists, temporary file included; a file system that cannot do
+ *     that throws instead of writing.
  * </ul>
  */
 public interface CheckpointFileSystem {
@@ -62,6 +65,20 @@ public interface CheckpointFileSystem {
      */
     default void writeDurably(CheckpointLocation target, Content content) throws IOException {
         writeAtomically(target, content);
+    }
+
+    /**
+     * Writes {@code bytes} to {@code target} as {@link #writeAtomically(CheckpointLocation, byte[])}
+     * does (CFS-1), into a file only its owner can read or write, from the moment it is created and
+     * not from a later change of its mode (CFS-7): the secret of the job's control endpoint, which
+     * must never be readable by another user, not even for a moment.
+     *
+     * <p>The default throws: a file system that cannot restrict a file to its owner must not be
+     * handed the secret.
+     */
+    default void writeAtomicallyOwnerOnly(CheckpointLocation target, byte[] bytes) throws IOException {
+        throw new IOException(target + ": " + getClass().getSimpleName()
+                + " cannot create a file that only its owner can read");
     }
 
     /** The bytes of a file, written to a stream the caller owns (do not close it). */

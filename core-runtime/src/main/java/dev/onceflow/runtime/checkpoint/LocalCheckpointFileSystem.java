@@ -7,12 +7,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
-/** Checkpoints on local disk: fsync of file and directory, and an atomic rename, give CFS-1; fsync of the file, CFS-6. */
+/**
+ * Checkpoints on local disk: fsync of file and directory, and an atomic rename, give CFS-1; fsync
+ * of the file, CFS-6; mode 0600 given to open(2), CFS-7.
+ */
 final class LocalCheckpointFileSystem implements CheckpointFileSystem {
 
     static final LocalCheckpointFileSystem INSTANCE = new LocalCheckpointFileSystem();
@@ -30,6 +37,31 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
         Path file = target.toPath();
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         writeAndSync(temp, content, StandardOpenOption.TRUNCATE_EXISTING);
+        publish(temp, file);
+    }
+
+    /**
+     * The mode goes to open(2) with the create, so the file is never readable by others, not even
+     * between its creation and a chmod; the umask can only clear more bits. A temporary file left
+     * over (by a crash, or by someone else) is deleted rather than reused: its mode is whatever it
+     * was created with. The rename keeps the mode.
+     */
+    @Override
+    public void writeAtomicallyOwnerOnly(CheckpointLocation target, byte[] bytes) throws IOException {
+        Path file = target.toPath();
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(temp);
+        try {
+            writeAndSync(temp, out -> out.write(bytes), StandardOpenOption.CREATE_NEW,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            throw new IOException(file + ": " + file.getParent()
+                    + " has no POSIX permissions, so no file only its owner can read can be created there", e);
+        }
+        publish(temp, file);
+    }
+
+    private static void publish(Path temp, Path file) throws IOException {
         try {
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
@@ -49,9 +81,14 @@ final class LocalCheckpointFileSystem implements CheckpointFileSystem {
         writeAndSync(target.toPath(), content, StandardOpenOption.CREATE_NEW);
     }
 
-    /** Writes {@code file} opened with {@code mode} and fsyncs it; deletes it if it was opened and the write fails. */
-    private static void writeAndSync(Path file, Content content, StandardOpenOption mode) throws IOException {
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode);
+    /**
+     * Writes {@code file} opened with {@code mode} (and {@code attributes} if it creates it) and
+     * fsyncs it; deletes it if it was opened and the write fails.
+     */
+    private static void writeAndSync(Path file, Content content, StandardOpenOption mode, FileAttribute<?>... attributes)
+            throws IOException {
+        Set<StandardOpenOption> options = EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode);
+        FileChannel channel = FileChannel.open(file, options, attributes);
         try (channel) {
             java.io.OutputStream out = new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel),
                     1 << 16);

@@ -103,6 +103,9 @@ public final class OnceflowCli {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
+        /** Whether the output is the user's terminal, where the status page's address may carry the token. */
+        boolean terminal = isTerminal();
+
         @Override
         public Integer call() throws Exception {
             JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
@@ -133,7 +136,10 @@ public final class OnceflowCli {
             // Open for the whole run, so `onceflow savepoint` can reach the job.
             ControlServer control = new ControlServer(client);
             try {
-                out.printf("Status page: %s (JSON at /status, /checkpoints, /metrics)%n", control.url());
+                // The token only on the terminal of the user who started the job: output that goes
+                // to a file or a pipe (a service's log, CI, tee) may be read by others.
+                out.printf("Status page: %s (JSON at /status, /checkpoints, /metrics)%n", terminal ? control.pageUrl()
+                        : control.url() + "#token=<the contents of " + control.tokenFile() + ">");
                 out.flush();
                 JobResult result = await(client, out, progressMillis);
                 out.printf("Job %s %s: read %d records, wrote %d records%s.%n", result.jobName(),
@@ -223,8 +229,10 @@ public final class OnceflowCli {
                 jobDirectory = CheckpointLocation.of(job);
             }
             int port = ControlServer.portOf(jobDirectory);
+            String token = ControlAccess.readToken(jobDirectory);
             HttpResponse<String> response = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/savepoint" + (stop ? "?stop=true" : "")))
+                            .header("Authorization", "Bearer " + token)
                             .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofMinutes(10)).build(),
                     HttpResponse.BodyHandlers.ofString());
             Map<?, ?> body = new ObjectMapper().readValue(response.body(), Map.class);
@@ -298,6 +306,22 @@ public final class OnceflowCli {
                         o.isRequired() ? "(required) " : o.defaultText().map(v -> "(default " + v + ") ").orElse(""),
                         o.description());
             }
+        }
+    }
+
+    /** Whether standard input and output are a terminal. */
+    static boolean isTerminal() {
+        java.io.Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            // From JDK 22 there is a console even when the output goes to a file; isTerminal() tells.
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true; // up to JDK 21 there is a console only when both are terminals
+        } catch (ReflectiveOperationException e) {
+            return false;
         }
     }
 

@@ -11,8 +11,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.runtime.state.NativeKeyedState;
 import dev.onceflow.runtime.state.OperatorSnapshot;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -159,6 +161,38 @@ class CheckpointStorageTest {
                 .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
         assertThat(Files.readAllBytes(stateFile(dir))).isEqualTo(before);
         assertThat(latestValidId()).isEqualTo(1);
+    }
+
+    /** CFS-7: the control endpoint's secret is written readable by its owner only. */
+    @Test
+    void anOwnerOnlyFileIsReadableByItsOwnerOnlyAndReplacedWhole() throws Exception {
+        Path dir = Files.createDirectories(root.resolve("job"));
+        CheckpointLocation file = CheckpointLocation.of(dir.resolve("secret"));
+
+        LocalCheckpointFileSystem.INSTANCE.writeAtomicallyOwnerOnly(file, "first, longer".getBytes(StandardCharsets.UTF_8));
+        LocalCheckpointFileSystem.INSTANCE.writeAtomicallyOwnerOnly(file, "second".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.toPath()))).isEqualTo("rw-------");
+        assertThat(Files.readString(file.toPath())).isEqualTo("second");
+        assertThat(remaining()).containsExactly("secret");
+    }
+
+    /**
+     * CFS-7: a temporary file already there (left by a crash, or planted) keeps the mode it was
+     * created with when it is opened again; it must not become the secret's file.
+     */
+    @Test
+    void anOwnerOnlyFileIsNotWrittenIntoATemporaryFileOthersCanRead() throws Exception {
+        Path dir = Files.createDirectories(root.resolve("job"));
+        Path temp = Files.writeString(dir.resolve("secret.tmp"), "left over");
+        Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+        CheckpointLocation file = CheckpointLocation.of(dir.resolve("secret"));
+
+        LocalCheckpointFileSystem.INSTANCE.writeAtomicallyOwnerOnly(file, "secret".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.toPath()))).isEqualTo("rw-------");
+        assertThat(Files.readString(file.toPath())).isEqualTo("secret");
+        assertThat(remaining()).containsExactly("secret");
     }
 
     @Test

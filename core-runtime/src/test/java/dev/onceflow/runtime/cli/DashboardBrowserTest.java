@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The page at {@code GET /}, rendered by a real headless Chromium: after a bounded job, each chart
- * has exactly one point per completed checkpoint, in order, and the status line shows the job's
- * counts. Needs {@code /usr/bin/chromium} (Debian's {@code chromium}; {@code .ci/run} installs it)
+ * The page at {@code GET /}, rendered by a real headless Chromium: after a bounded job, opened at
+ * the address with the token, each chart has exactly one point per completed checkpoint, in order,
+ * and the status line shows the job's counts; without the right token it shows nothing of the job. Needs {@code /usr/bin/chromium} (Debian's {@code chromium}; {@code .ci/run} installs it)
  * or {@code ONCEFLOW_CHROMIUM}; without it the test fails rather than skips, so CI cannot pass
  * without having run it.
  */
@@ -90,11 +90,42 @@ class DashboardBrowserTest {
 
         String dom;
         try (ControlServer server = new ControlServer(client)) {
-            dom = render(chromium, server.url());
+            dom = render(chromium, server.pageUrl());
         }
 
         assertThat(points(dom, "duration-chart")).as("points of the duration chart").containsExactlyElementsOf(completed);
         assertThat(points(dom, "size-chart")).as("points of the size chart").containsExactlyElementsOf(completed);
         assertThat(dom).contains("finished: read " + rows + ", wrote " + rows + ", 0 restarts");
+    }
+
+    /**
+     * The page without the token in its address, or with a wrong one, as a page that is not the
+     * one the CLI printed would be: it gets no data of the job and says what to open instead.
+     */
+    @Test
+    void withoutTheRightTokenThePageShowsNothingOfTheJobAndSaysWhy() throws Exception {
+        Path chromium = chromium();
+        JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 2_000)
+                .rowsPerSecond(10_000).executeAsync("guarded");
+        assertThat(client.result().get().status()).isEqualTo(JobResult.Status.FINISHED);
+
+        String withoutToken;
+        String wrongToken;
+        String tokenFile;
+        try (ControlServer server = new ControlServer(client)) {
+            tokenFile = server.tokenFile().toString();
+            withoutToken = render(chromium, server.url());
+            wrongToken = render(chromium, URI.create(server.url() + "#token=" + "A".repeat(43)));
+        }
+
+        String needsToken = "Open the address onceflow run printed: it ends in #token=... (the contents of "
+                + "_control.token in the job's checkpoint directory).";
+        assertThat(withoutToken).contains("This page needs the job's token. " + needsToken)
+                .doesNotContain("finished: read");
+        assertThat(points(withoutToken, "duration-chart")).isEmpty();
+        assertThat(wrongToken).contains("wrong token; the job's token is in " + tokenFile + "). " + needsToken)
+                .doesNotContain("finished: read");
+        assertThat(points(wrongToken, "duration-chart")).isEmpty();
+        assertThat(points(wrongToken, "size-chart")).isEmpty();
     }
 }

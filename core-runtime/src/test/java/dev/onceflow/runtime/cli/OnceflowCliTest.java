@@ -1,15 +1,22 @@
 package dev.onceflow.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceflow.runtime.checkpoint.CheckpointFixtures;
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.execution.JobClient;
+import dev.onceflow.runtime.execution.KeyedCountJob;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -24,9 +31,15 @@ class OnceflowCliTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
+        return run(false, args);
+    }
+
+    /** {@code terminal}: as if the output were the user's terminal, which tests' output never is. */
+    private int run(boolean terminal, String... args) {
         CommandLine cli = OnceflowCli.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
+        ((OnceflowCli.Run) cli.getSubcommands().get("run").getCommand()).terminal = terminal;
         return cli.execute(args);
     }
 
@@ -86,7 +99,58 @@ class OnceflowCliTest {
         assertThat(status).as(err.toString()).isZero();
         List<String> lines = lines(out);
         assertThat(lines.get(0)).startsWith("Job good-job: datagen -> count-by-key -> filesystem; checkpoints every ");
-        assertThat(lines.get(1)).matches("Status page: http://127\\.0\\.0\\.1:\\d+/ \\(JSON at /status, /checkpoints, /metrics\\)");
+        Path tokenFile = dir.resolve("checkpoints").resolve("good-job").resolve(ControlAccess.TOKEN_FILE);
+        assertThat(lines.get(1)).as("the token only on a terminal").matches("Status page: http://127\\.0\\.0\\.1:\\d+/"
+                + Pattern.quote("#token=<the contents of " + tokenFile + "> (JSON at /status, /checkpoints, /metrics)"));
+    }
+
+    /** The user who started the job opens the page from the terminal, with the token in the address's fragment. */
+    @Test
+    void onATerminalTheStatusPageAddressCarriesTheToken() throws Exception {
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run(true, "run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(lines(out).get(1)).matches("Status page: http://127\\.0\\.0\\.1:\\d+/#token=[A-Za-z0-9_-]{43} "
+                + "\\(JSON at /status, /checkpoints, /metrics\\)");
+    }
+
+    /**
+     * {@code onceflow savepoint} sends the token it reads beside {@code _control.json}; a wrong or
+     * missing one fails in one line, and the job runs on.
+     */
+    @Test
+    void savepointSendsTheJobsTokenAndFailsInOneLineWithoutTheRightOne() throws Exception {
+        JobClient client = new KeyedCountJob(dir.resolve("checkpoints"), dir.resolve("output"), 100_000_000)
+                .rowsPerSecond(5_000).executeAsync("controlled");
+        try (ControlServer server = new ControlServer(client)) {
+            Path tokenFile = Path.of(server.tokenFile().toString());
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.checkpointHistory().entries().size() >= 1);
+
+            int taken = run("savepoint", client.jobDirectory().toString());
+
+            assertThat(taken).as(err.toString()).isZero();
+            assertThat(lines(out)).singleElement().asString()
+                    .startsWith("Savepoint written to " + client.jobDirectory().resolve("savepoint-"));
+
+            Files.writeString(tokenFile, "A".repeat(43));
+            int wrong = run("savepoint", client.jobDirectory().toString(), "--stop");
+
+            assertThat(wrong).isEqualTo(OnceflowCli.JOB_FAILED);
+            assertThat(lines(err)).containsExactly("onceflow: savepoint failed: wrong token; the job's token is in " + tokenFile);
+
+            err.getBuffer().setLength(0);
+            Files.delete(tokenFile);
+            int missing = run("savepoint", client.jobDirectory().toString(), "--stop");
+
+            assertThat(missing).isEqualTo(OnceflowCli.BAD_INPUT);
+            assertThat(lines(err)).containsExactly("onceflow: cannot read the job's token: " + tokenFile + " does not exist");
+            assertThat(client.result()).as("the job runs on").isNotDone();
+        } finally {
+            client.cancel();
+            client.result().get(30, TimeUnit.SECONDS); // ended before the test's directory is deleted
+        }
     }
 
     /** A stateful step got another uid: refused in one line that names the flag, then resumed with it. */

@@ -6,6 +6,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.UUID;
@@ -31,8 +32,15 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * node logs the rename durably before it returns, so a reader sees the old file or the whole new
  * one. It relies on the file system's rename being atomic: true for HDFS, not for object stores
  * such as S3.
+ *
+ * <p>CFS-7 on HDFS: the temporary file is created with mode 0600 (less the umask, which only
+ * clears bits) and the rename keeps it. That keeps the file from other HDFS users only as far as
+ * HDFS knows who they are: with Kerberos; with simple authentication anyone can claim the owner's
+ * name, and the HDFS superuser reads everything.
  */
 final class HadoopCheckpointFileSystem implements CheckpointFileSystem {
+
+    private static final FsPermission OWNER_ONLY = new FsPermission((short) 0600);
 
     private final FileContext files;
 
@@ -47,14 +55,25 @@ final class HadoopCheckpointFileSystem implements CheckpointFileSystem {
 
     @Override
     public void writeAtomically(CheckpointLocation target, Content content) throws IOException {
+        write(target, content);
+    }
+
+    @Override
+    public void writeAtomicallyOwnerOnly(CheckpointLocation target, byte[] bytes) throws IOException {
+        // Given to create, never set afterwards: the file is not readable by others at any moment.
+        write(target, out -> out.write(bytes), Options.CreateOpts.perms(OWNER_ONLY));
+    }
+
+    private void write(CheckpointLocation target, Content content, Options.CreateOpts... options) throws IOException {
         Path file = pathOf(target);
         // A unique name: a writer that died mid-write keeps its file's lease on the name node for a
         // minute, and creating over that file would fail until then.
         Path temp = new Path(file.getParent(), "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
         try {
+            Options.CreateOpts[] create = Arrays.copyOf(options, options.length + 1);
+            create[options.length] = Options.CreateOpts.createParent();
             try (FSDataOutputStream out = files.create(temp,
-                    EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE, CreateFlag.SYNC_BLOCK),
-                    Options.CreateOpts.createParent())) {
+                    EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE, CreateFlag.SYNC_BLOCK), create)) {
                 java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
                 content.writeTo(buffered);
                 buffered.flush();

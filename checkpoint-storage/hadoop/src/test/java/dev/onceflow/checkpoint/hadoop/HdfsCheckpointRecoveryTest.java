@@ -93,15 +93,21 @@ class HdfsCheckpointRecoveryTest {
                 .isGreaterThan(3);
     }
 
-    /** {@code onceflow savepoint <hdfs job directory> --stop}, then {@code run --resume <hdfs savepoint>}. */
+    /**
+     * {@code onceflow savepoint <hdfs job directory> --stop}, with the token the job wrote owner-only
+     * beside {@code _control.json} on HDFS, then {@code run --resume <hdfs savepoint>}.
+     */
     @Test
     void aStopWithSavepointOnHdfsResumesExactlyOnce(@TempDir Path dir) throws Exception {
         long rows = 20_000;
         JobSpec spec = job(dir, "savepoint", rows, 4_000);
         JobProcess running = start(dir, "latest", JobProcess.Faults.NONE);
         org.apache.hadoop.fs.Path control = new org.apache.hadoop.fs.Path(spec.jobDirectory().resolve("_control.json").uri());
+        org.apache.hadoop.fs.Path token = new org.apache.hadoop.fs.Path(spec.jobDirectory().resolve("_control.token").uri());
         await().atMost(Duration.ofMinutes(1)).until(() -> HDFS.cluster().fileSystem().exists(control)
                 && !CommittedFiles.read(dir.resolve("output")).isEmpty());
+        assertThat(HDFS.cluster().fileSystem().getFileStatus(token).getPermission()).as("the endpoint's token, CFS-7")
+                .hasToString("rw-------");
 
         StringWriter out = new StringWriter();
         int status = new CommandLine(new OnceflowCli()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
@@ -123,6 +129,7 @@ class HdfsCheckpointRecoveryTest {
         assertThat(verdict.exactlyOnce()).as(verdict.describe()).isTrue();
         assertThat(verdict.committedRecords()).isEqualTo(rows);
         assertThat(HDFS.cluster().fileSystem().exists(control)).as("_control.json removed when the job ends").isFalse();
+        assertThat(HDFS.cluster().fileSystem().exists(token)).as("_control.token removed when the job ends").isFalse();
     }
 
     /** Rule EO-1 with the checkpoints on HDFS: SIGKILLs at random moments lose and duplicate nothing. */

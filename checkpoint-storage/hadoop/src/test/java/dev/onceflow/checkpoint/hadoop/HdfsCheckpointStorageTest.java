@@ -168,6 +168,21 @@ class HdfsCheckpointStorageTest {
         assertThat(remaining()).containsExactly("file");
     }
 
+    /** CFS-7 on HDFS: the file has mode 0600 and is replaced whole. */
+    @Test
+    void anOwnerOnlyFileIsReadableByItsOwnerOnly() throws Exception {
+        CheckpointFileSystem fs = CheckpointFileSystem.of(jobDirectory);
+        CheckpointLocation file = jobDirectory.resolve("secret");
+
+        fs.writeAtomicallyOwnerOnly(file, "first, longer".getBytes(StandardCharsets.UTF_8));
+        fs.writeAtomicallyOwnerOnly(file, "second".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(HDFS.cluster().fileSystem().getFileStatus(hadoopPath(file)).getPermission())
+                .hasToString("rw-------");
+        assertThat(new String(fs.read(file), StandardCharsets.UTF_8)).isEqualTo("second");
+        assertThat(remaining()).containsExactly("secret");
+    }
+
     /** CFS-1 needs an atomic rename, which object stores do not have. */
     @Test
     void anObjectStoreIsRefusedEvenThoughHadoopCouldReachIt() {

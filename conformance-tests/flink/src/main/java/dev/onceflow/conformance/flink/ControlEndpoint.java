@@ -3,6 +3,8 @@ package dev.onceflow.conformance.flink;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.onceflow.runtime.checkpoint.CheckpointLocation;
+import dev.onceflow.runtime.cli.ControlAccess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -23,7 +25,9 @@ import org.apache.flink.core.execution.SavepointFormatType;
  * What {@code onceflow savepoint <dir> [--stop]} talks to, for a job on Flink: {@code POST
  * /savepoint[?stop=true]} on 127.0.0.1 and a free port, written with the pid to
  * {@code _control.json} in the job's checkpoint directory while the job runs, as Onceflow's
- * runtime does. The savepoint goes next to the checkpoints; the answer is its local path.
+ * runtime does, with the same access rules ({@link ControlAccess}: the token in
+ * {@code _control.token}, loopback {@code Host}, no foreign {@code Origin}). The savepoint goes next
+ * to the checkpoints; the answer is its local path.
  */
 final class ControlEndpoint implements AutoCloseable {
 
@@ -34,6 +38,7 @@ final class ControlEndpoint implements AutoCloseable {
     private static final String NOT_ALL_TASKS_RUNNING = "Not all required tasks are currently running";
 
     private final HttpServer server;
+    private final ControlAccess access;
     private final Path controlFile;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean stopRequested = new java.util.concurrent.atomic.AtomicBoolean();
@@ -45,14 +50,29 @@ final class ControlEndpoint implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }));
+        access = ControlAccess.create(CheckpointLocation.of(jobDirectory), server.getAddress().getPort());
         server.createContext("/savepoint", exchange -> {
             inFlight.incrementAndGet();
             try {
+                ControlAccess.Refusal refusal = access.checkSender(exchange.getRequestHeaders());
+                if (refusal == null) {
+                    refusal = access.checkToken(exchange.getRequestHeaders());
+                }
+                if (refusal != null) {
+                    respond(exchange, refusal.status(), Map.of("error", refusal.error()));
+                    return;
+                }
                 if (!"POST".equals(exchange.getRequestMethod())) {
                     respond(exchange, 405, Map.of("error", "use POST"));
                     return;
                 }
-                boolean stop = String.valueOf(exchange.getRequestURI().getQuery()).contains("stop=true");
+                // Exactly what `onceflow savepoint` sends: contains("stop=true") stopped the job on ?nostop=true too.
+                String query = exchange.getRequestURI().getRawQuery();
+                boolean stop = "stop=true".equals(query);
+                if (query != null && !stop && !"stop=false".equals(query)) {
+                    respond(exchange, 400, Map.of("error", "the query must be stop=true or stop=false, not '" + query + "'"));
+                    return;
+                }
                 if (stop) {
                     stopRequested.set(true);
                 }
@@ -97,6 +117,7 @@ final class ControlEndpoint implements AutoCloseable {
     private static void respond(HttpExchange exchange, int status, Object body) throws IOException {
         byte[] bytes = JSON.writeValueAsBytes(body);
         exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.getResponseHeaders().add("X-Content-Type-Options", "nosniff");
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
@@ -122,5 +143,6 @@ final class ControlEndpoint implements AutoCloseable {
         }
         server.stop(0);
         Files.deleteIfExists(controlFile);
+        access.close();
     }
 }
