@@ -192,16 +192,23 @@ public final class JobFileLoader {
             throw new JobFileException(where + ": checkpoints.unaligned needs checkpoints.mode exactly-once (at-least-once"
                     + " does not align barriers in the first place)");
         }
-        return new CheckpointConfig(
-                duration(c.interval(), d.interval(), where, "checkpoints.interval"),
-                mode,
-                duration(c.timeout(), d.timeout(), where, "checkpoints.timeout"),
-                c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
-                duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause"),
-                c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
-                c.retained() == null ? d.retained() : c.retained(),
-                c.dir() == null ? d.directory() : directory(c.dir()),
-                unaligned);
+        Duration interval = duration(c.interval(), d.interval(), where, "checkpoints.interval");
+        Duration timeout = duration(c.timeout(), d.timeout(), where, "checkpoints.timeout");
+        Duration minPause = duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause");
+        // CheckpointConfig refuses values out of range with IllegalArgumentException; every value
+        // here comes from the job file, so that is bad input (callers such as `onceflow savepoint`
+        // do not run load(), which would translate it too).
+        try {
+            return new CheckpointConfig(interval, mode, timeout,
+                    c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
+                    minPause,
+                    c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
+                    c.retained() == null ? d.retained() : c.retained(),
+                    c.dir() == null ? d.directory() : directory(c.dir()),
+                    unaligned);
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": " + e.getMessage());
+        }
     }
 
     /** A path or URI; one no checkpoint storage on the class path serves is refused here, at start. */

@@ -6,8 +6,11 @@ import dev.onceflow.runtime.checkpoint.CheckpointFixtures;
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -111,6 +114,54 @@ class OnceflowCliTest {
 
         assertThat(allowed).as(err.toString()).isZero();
         assertThat(out.toString()).contains("Job good-job finished: read 0 records");
+    }
+
+    /**
+     * Only a configuration error is bad input. An IllegalArgumentException from anywhere else is a
+     * bug: exit status 1, one line that says so, and the stack trace in the log, not exit 2 and a
+     * message that blames the input.
+     */
+    @Test
+    void anIllegalArgumentExceptionThatIsNoConfigurationErrorIsReportedAsABug() throws Exception {
+        CommandLine cli = OnceflowCli.commandLine();
+        cli.setErr(new PrintWriter(err, true));
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        int status;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8)); // where the log's console appender writes
+        try {
+            status = cli.getExecutionExceptionHandler().handleExecutionException(
+                    new IllegalArgumentException("key group 7 is outside 0..3"), cli, null);
+        } finally {
+            System.setErr(stderr);
+        }
+
+        assertThat(status).isEqualTo(1);
+        assertThat(lines(err)).containsExactly("onceflow: internal error (a bug in onceflow, please report it): "
+                + "java.lang.IllegalArgumentException: key group 7 is outside 0..3; its stack trace is in the log");
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("java.lang.IllegalArgumentException: key group 7")
+                .contains("\tat " + OnceflowCliTest.class.getName() + ".");
+    }
+
+    /** Flags and locations the runtime refuses with an IllegalArgumentException are still bad input, in one line. */
+    @Test
+    void badFlagsAndLocationsAreBadInput() throws Exception {
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+        String hdfs = "hdfs://namenode:8020/checkpoints/good-job";
+        String noStorage = "no checkpoint storage for '" + hdfs + "': nothing on the class path serves 'hdfs:'";
+
+        assertThat(run("run", file.toString(), "--progress-interval", "soon")).isEqualTo(2);
+        assertThat(run("run", file.toString(), "--resume", hdfs + "/chk-1")).isEqualTo(2);
+        assertThat(run("savepoint", hdfs)).isEqualTo(2);
+        assertThat(run("checkpoints", hdfs)).isEqualTo(2);
+
+        List<String> messages = lines(err);
+        assertThat(messages).hasSize(4);
+        assertThat(messages.get(0)).isEqualTo("onceflow: --progress-interval soon: not a duration: soon");
+        assertThat(messages.get(1)).startsWith("onceflow: --resume " + hdfs + "/chk-1: no checkpoint storage for '");
+        assertThat(messages.get(2)).startsWith("onceflow: savepoint " + hdfs + ": " + noStorage);
+        assertThat(messages.get(3)).startsWith("onceflow: checkpoints " + hdfs + ": " + noStorage);
+        assertThat(out.toString()).as("nothing ran").isEmpty();
     }
 
     @Test
