@@ -1,11 +1,15 @@
 package dev.onceflow.runtime.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A declarative job as written in YAML. Field names are kebab-case; unknown fields are errors.
+ * Required fields must not be empty ({@code name: ~} or a bare {@code source:}): {@link Nulls#FAIL}
+ * turns that into an error with its line, where a null used to reach the loader as an NPE.
  *
  * <pre>
  * name: keyed-count
@@ -19,19 +23,19 @@ import java.util.Map;
  * </pre>
  */
 public record JobFile(
-        @JsonProperty(value = "name", required = true) String name,
+        @JsonProperty(value = "name", required = true) @JsonSetter(nulls = Nulls.FAIL) String name,
         @JsonProperty("parallelism") Integer parallelism,
         @JsonProperty("max-parallelism") Integer maxParallelism,
-        @JsonProperty(value = "source", required = true) Connector source,
-        @JsonProperty("steps") List<Step> steps,
-        @JsonProperty(value = "sink", required = true) Connector sink,
+        @JsonProperty(value = "source", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector source,
+        @JsonProperty("steps") @JsonSetter(contentNulls = Nulls.FAIL) List<Step> steps,
+        @JsonProperty(value = "sink", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector sink,
         @JsonProperty("checkpoints") Checkpoints checkpoints,
         @JsonProperty("restart") Restart restart,
         @JsonProperty("state-backend") String stateBackend) {
 
     /** A source or sink, named by its factory identifier. */
     public record Connector(
-            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options) {
@@ -39,7 +43,7 @@ public record JobFile(
 
     /** A processing step between source and sink. */
     public record Step(
-            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options) {

@@ -12,7 +12,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -68,6 +70,24 @@ class OnceflowCliTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(lines(err)).hasSize(1).first().asString().startsWith("onceflow: " + file).contains("'twice'");
+    }
+
+    /** These crashed with a stack trace and exit 1 (a NullPointerException in the loader). */
+    @Test
+    void inputThatCrashedTheLoaderIsBadInputInOneLine() throws Exception {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("source:\n  type: datagen\n  options:\n    rows: 100\n    keys: 3\n", "source:\n");
+        cases.put("name: good-job", "name: ~");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            err.getBuffer().setLength(0);
+            Path file = JobFiles.write(dir, "bad.yaml", JobFiles.validWith(dir, c.getKey(), c.getValue()));
+
+            int status = run("validate", file.toString());
+
+            assertThat(status).as("%s: %s", c.getValue(), err).isEqualTo(2);
+            assertThat(lines(err)).as(c.getValue()).singleElement().asString().startsWith("onceflow: " + file + ":");
+        }
+        assertThat(out.toString()).isEmpty();
     }
 
     @Test
