@@ -374,7 +374,7 @@ public final class JobFileLoader {
         try {
             return Option.parseDuration(value);
         } catch (IllegalArgumentException e) {
-            throw new JobFileException(where + ": " + field + " '" + value + "' is not a duration such as 500ms, 10s, 5m");
+            throw new JobFileException(where + ": " + field + " " + e.getMessage());
         }
     }
 

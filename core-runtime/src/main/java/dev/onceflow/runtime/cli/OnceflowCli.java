@@ -155,7 +155,7 @@ public final class OnceflowCli {
             try {
                 progressMillis = Option.parseDuration(progressInterval).toMillis();
             } catch (IllegalArgumentException e) {
-                throw new JobFileException("--progress-interval " + progressInterval + ": " + e.getMessage());
+                throw new JobFileException("--progress-interval " + e.getMessage());
             }
             PrintWriter out = spec.commandLine().getOut();
             JobClient client;

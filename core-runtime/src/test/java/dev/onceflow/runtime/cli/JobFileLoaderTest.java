@@ -177,6 +177,17 @@ class JobFileLoaderTest {
                 + ": checkpoints.interval '5 parsecs' is not a duration such as 500ms, 10s, 5m");
     }
 
+    /** Hours beyond what a long holds in milliseconds overflowed into an ArithmeticException with a stack trace. */
+    @Test
+    void aDurationTooLongForTheRuntimeNamesTheFieldAndTheLimit() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 99999999999999999h")))
+                .isEqualTo(dir.resolve("job.yaml") + ": checkpoints.interval '99999999999999999h' is longer than the"
+                        + " longest duration accepted, 106751991167d");
+        assertThat(errorFor(JobFiles.validWith(dir, "delay: 10ms", "delay: 99999999999999999999")))
+                .isEqualTo(dir.resolve("job.yaml") + ": restart.delay '99999999999999999999' is longer than the"
+                        + " longest duration accepted, 106751991167d");
+    }
+
     @Test
     void aBadModeListsTheModes() throws Exception {
         String message = errorFor(JobFiles.validWith(dir, "mode: exactly-once", "mode: twice"));

@@ -72,12 +72,13 @@ class OnceflowCliTest {
         assertThat(lines(err)).hasSize(1).first().asString().startsWith("onceflow: " + file).contains("'twice'");
     }
 
-    /** These crashed with a stack trace and exit 1 (a NullPointerException in the loader). */
+    /** These crashed with a stack trace and exit 1 (a NullPointerException in the loader, an ArithmeticException). */
     @Test
     void inputThatCrashedTheLoaderIsBadInputInOneLine() throws Exception {
         Map<String, String> cases = new LinkedHashMap<>();
         cases.put("source:\n  type: datagen\n  options:\n    rows: 100\n    keys: 3\n", "source:\n");
         cases.put("name: good-job", "name: ~");
+        cases.put("interval: 100ms", "interval: 99999999999999999h");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             err.getBuffer().setLength(0);
             Path file = JobFiles.write(dir, "bad.yaml", JobFiles.validWith(dir, c.getKey(), c.getValue()));
@@ -177,7 +178,7 @@ class OnceflowCliTest {
 
         List<String> messages = lines(err);
         assertThat(messages).hasSize(4);
-        assertThat(messages.get(0)).isEqualTo("onceflow: --progress-interval soon: not a duration: soon");
+        assertThat(messages.get(0)).isEqualTo("onceflow: --progress-interval 'soon' is not a duration such as 500ms, 10s, 5m");
         assertThat(messages.get(1)).startsWith("onceflow: --resume " + hdfs + "/chk-1: no checkpoint storage for '");
         assertThat(messages.get(2)).startsWith("onceflow: savepoint " + hdfs + ": " + noStorage);
         assertThat(messages.get(3)).startsWith("onceflow: checkpoints " + hdfs + ": " + noStorage);

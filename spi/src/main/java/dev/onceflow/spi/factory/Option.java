@@ -1,6 +1,7 @@
 package dev.onceflow.spi.factory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -159,26 +160,47 @@ public final class Option<T> {
         throw new IllegalArgumentException(s);
     }
 
-    /** Parses {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 2d}, or a bare number of milliseconds. */
+    /**
+     * The longest duration {@link #parseDuration} accepts: its milliseconds must fit in a
+     * {@code long}, since timers and schedules count in them (about 292 million years).
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(Long.MAX_VALUE / 86_400_000L);
+
+    /**
+     * Parses {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 2d}, or a bare number of milliseconds.
+     *
+     * @throws IllegalArgumentException whose message names the text and what is accepted, for
+     *     text that is not a duration or one longer than {@link #MAX_DURATION}
+     */
     public static Duration parseDuration(String text) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         int split = 0;
         while (split < s.length() && Character.isDigit(s.charAt(split))) {
             split++;
         }
-        if (split == 0) {
-            throw new IllegalArgumentException("not a duration: " + text);
-        }
-        long amount = Long.parseLong(s.substring(0, split));
         String unit = s.substring(split).trim();
-        return switch (unit) {
-            case "", "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m", "min" -> Duration.ofMinutes(amount);
-            case "h" -> Duration.ofHours(amount);
-            case "d" -> Duration.ofDays(amount);
-            default -> throw new IllegalArgumentException("unknown duration unit '" + unit + "' in " + text);
-        };
+        if (split == 0 || !List.of("", "ms", "s", "m", "min", "h", "d").contains(unit)) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration such as 500ms, 10s, 5m");
+        }
+        // 99999999999999999h overflowed into an ArithmeticException, which nobody caught: a stack
+        // trace instead of a message. Too many digits for a long is the same mistake.
+        try {
+            long amount = Long.parseLong(s.substring(0, split));
+            Duration duration = switch (unit) {
+                case "s" -> Duration.ofSeconds(amount);
+                case "m", "min" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                case "d" -> Duration.ofDays(amount);
+                default -> Duration.ofMillis(amount);
+            };
+            if (duration.compareTo(MAX_DURATION) > 0) {
+                throw new ArithmeticException("longer than " + MAX_DURATION);
+            }
+            return duration;
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is longer than the longest duration accepted, "
+                    + MAX_DURATION.toDays() + "d");
+        }
     }
 
     /** The default as a job file would spell it ({@code exactly-once}, {@code 10s}), if there is one. */
