@@ -98,12 +98,27 @@ public final class JobFileLoader {
                     throw new JobFileException(file + ":" + parser.currentTokenLocation().getLineNr()
                             + ": a second YAML document starts here; a job file holds exactly one (one job per file)");
                 }
+                requireJobName(file, spec.name());
                 return spec;
             } catch (JsonProcessingException e) {
                 throw new JobFileException(describe(file, e, parser));
             }
         } catch (IOException e) {
             throw new JobFileException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Checked here, with the structure, so that no caller creates a directory for a name the file
+     * system then refuses (a long one) or that is not a directory of its own ('..').
+     */
+    private static void requireJobName(Path file, String name) throws JobFileException {
+        if (!StreamEnvironment.isValidJobName(name)) {
+            String shown = name.length() <= StreamEnvironment.MAX_JOB_NAME_LENGTH ? "'" + name + "'"
+                    : "'" + name.substring(0, 40) + "...' (" + name.length() + " characters)";
+            throw new JobFileException(file + topLevelLine(file, "name") + ": name " + shown
+                    + " is not a job name; expected " + StreamEnvironment.JOB_NAME_RULE
+                    + " (it names the job's checkpoint directory)");
         }
     }
 
@@ -217,9 +232,6 @@ public final class JobFileLoader {
     public LoadedJob load(Path file) throws JobFileException {
         JobFile spec = parse(file);
         String where = file.toString();
-        if (!spec.name().matches("[A-Za-z0-9._-]+")) {
-            throw new JobFileException(where + ": name '" + spec.name() + "' may contain only letters, digits, '.', '_' and '-'");
-        }
         StreamEnvironment env = StreamEnvironment.create();
         try {
             if (spec.parallelism() != null) {
@@ -404,6 +416,23 @@ public final class JobFileLoader {
             // fall back to Jackson's location
         }
         return where(fallback);
+    }
+
+    /** The line of a top-level field ({@code name:} at the start of a line), or nothing if it cannot be read. */
+    private static String topLevelLine(Path file, String field) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            java.util.regex.Pattern key = java.util.regex.Pattern.compile("^['\"]?"
+                    + java.util.regex.Pattern.quote(field) + "['\"]?\\s*:");
+            for (int i = 0; i < lines.size(); i++) {
+                if (key.matcher(lines.get(i)).find()) {
+                    return ":" + (i + 1);
+                }
+            }
+        } catch (IOException e) {
+            // the message goes without a line
+        }
+        return "";
     }
 
     private static String where(JsonLocation location) {

@@ -242,6 +242,26 @@ class JobFileLoaderTest {
         assertThat(e).hasMessage(missing + ": no such file");
     }
 
+    @Test
+    void aNameMustFitTheCheckpointDirectory() throws Exception {
+        String rule = " is not a job name; expected 1 to 100 letters, digits, '.', '_' or '-', other than '.' and '..'"
+                + " (it names the job's checkpoint directory)";
+        String hundred = "a".repeat(100);
+        assertThat(loader.load(JobFiles.write(dir, "100.yaml", JobFiles.validWith(dir, "name: good-job", "name: " + hundred)))
+                .spec().name()).isEqualTo(hundred);
+
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: " + hundred + "b")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name '" + "a".repeat(40) + "...' (101 characters)" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: good job")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name 'good job'" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: '..'")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name '..'" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: ''")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name ''" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 2\nname: x/y").replace("name: good-job\n", "")))
+                .as("the line of the top-level name").isEqualTo(dir.resolve("job.yaml") + ":2: name 'x/y'" + rule);
+    }
+
     /** {@code source:} with nothing after it was null and an NPE in the loader, exit 1 with a stack trace. */
     @Test
     void anEmptySourceIsNamedWithItsLine() throws Exception {

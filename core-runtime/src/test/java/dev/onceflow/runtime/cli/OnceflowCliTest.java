@@ -91,6 +91,24 @@ class OnceflowCliTest {
         assertThat(out.toString()).isEmpty();
     }
 
+    /** A 300-character name failed only when the job created its checkpoint directory, leaving its parent behind. */
+    @Test
+    void aNameTooLongIsRefusedBeforeAnyDirectoryIsCreated() throws Exception {
+        String name = "n".repeat(300);
+        Path file = JobFiles.write(dir, "long.yaml", JobFiles.validWith(dir, "name: good-job", "name: " + name));
+
+        int status = run("run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(lines(err)).singleElement().asString().isEqualTo("onceflow: " + file + ":1: name '" + "n".repeat(40)
+                + "...' (300 characters) is not a job name; expected 1 to 100 letters, digits, '.', '_' or '-', other"
+                + " than '.' and '..' (it names the job's checkpoint directory)");
+        try (var left = java.nio.file.Files.list(dir)) {
+            assertThat(left).as("nothing created").containsExactly(file);
+        }
+        assertThat(out.toString()).isEmpty();
+    }
+
     @Test
     void validateOfAMissingFileIsBadInput() {
         Path missing = dir.resolve("missing.yaml");
