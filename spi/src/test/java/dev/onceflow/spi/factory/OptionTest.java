@@ -53,4 +53,30 @@ class OptionTest {
         assertThatThrownBy(() -> timeout.parse("sink 'x'", "99999999999999999h")).isInstanceOf(OptionException.class)
                 .hasMessage("sink 'x': option 'timeout' has value '99999999999999999h'; expected a duration such as 500ms, 10s, 5m");
     }
+
+    @Test
+    void aCheckSaysWhichPartOfTheValueIsWrong() {
+        Option<String> dir = Option.stringOption("dir").check(v -> v.endsWith("/") ? "ends with '/'" : null, "a directory");
+
+        assertThat(dir.parse("sink 'x'", "/out")).isEqualTo("/out");
+        assertThatThrownBy(() -> dir.parse("sink 'x'", "/out/")).isInstanceOf(OptionException.class)
+                .hasMessage("sink 'x': option 'dir' has value '/out/', which ends with '/'; expected a directory");
+    }
+
+    /** A URL may hold a password: the message says what is wrong and leaves the value out. */
+    @Test
+    void aHiddenOptionsValueIsNeverInItsMessages() {
+        Option<String> url = Option.stringOption("url").hiddenInMessages()
+                .check(v -> v.startsWith("jdbc:") ? null : "does not start with 'jdbc:'", "a JDBC URL");
+        Option<Long> secretNumber = Option.longOption("pin").hiddenInMessages().atLeast(1000L);
+
+        assertThat(url.isHiddenInMessages()).isTrue();
+        assertThatThrownBy(() -> url.parse("sink 'x'", "postgresql://db/app?password=hunter2"))
+                .hasMessage("sink 'x': option 'url' does not start with 'jdbc:'; expected a JDBC URL"
+                        + " (the value is not shown: it may hold a password)");
+        assertThatThrownBy(() -> secretNumber.parse("sink 'x'", "12"))
+                .hasMessage("sink 'x': option 'pin' has a value that is not accepted; expected a whole number >= 1000"
+                        + " (the value is not shown: it may hold a password)");
+        assertThatThrownBy(() -> secretNumber.parse("sink 'x'", "hunter2")).message().doesNotContain("hunter2");
+    }
 }
