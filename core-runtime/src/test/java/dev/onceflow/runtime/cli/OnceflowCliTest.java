@@ -109,6 +109,22 @@ class OnceflowCliTest {
         assertThat(out.toString()).isEmpty();
     }
 
+    /** A sink path that is a file was found only after the job started, with a stack trace of 60 lines and more. */
+    @Test
+    void aSinkPathThatIsAFileIsRefusedBeforeTheJobStarts() throws Exception {
+        Path taken = java.nio.file.Files.writeString(dir.resolve("out"), "a file where the output directory belongs");
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run("run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(lines(err)).singleElement().asString().isEqualTo("onceflow: " + file + ": sink 'filesystem': option"
+                + " 'path' has value '" + taken + "', which is an existing file, not a directory; expected a directory:"
+                + " a local path or a URI such as hdfs://namenode:8020/out");
+        assertThat(out.toString()).as("the job did not start").isEmpty();
+        assertThat(dir.resolve("checkpoints")).doesNotExist();
+    }
+
     @Test
     void validateOfAMissingFileIsBadInput() {
         Path missing = dir.resolve("missing.yaml");
