@@ -142,16 +142,18 @@ public final class JobFileLoader {
         if (e instanceof InvalidNullException) {
             return file + where(e.getLocation()) + ": " + subject + " is empty; it is required";
         }
+        // Jackson has no type of its own for an absent required field, only this message (a test
+        // pins it). Its location is the end of the enclosing mapping, not a line to fix.
         if (e instanceof MismatchedInputException m && m.getOriginalMessage() != null
                 && m.getOriginalMessage().startsWith("Missing required creator property")) {
-            // Jackson's location is the end of the enclosing mapping, not a line the user could fix.
             return file + ": " + subject + " is missing; it is required";
         }
         Class<?> target = e instanceof MismatchedInputException m ? m.getTargetType()
                 : e.getCause() instanceof InputCoercionException c ? c.getTargetType() : null;
         if (target != null) {
-            String range = e.getCause() instanceof InputCoercionException ? " from " + Integer.MIN_VALUE + " to "
-                    + Integer.MAX_VALUE : "";
+            boolean isLong = target == Long.class || target == long.class;
+            String range = !(e.getCause() instanceof InputCoercionException) ? ""
+                    : " from " + (isLong ? Long.MIN_VALUE : Integer.MIN_VALUE) + " to " + (isLong ? Long.MAX_VALUE : Integer.MAX_VALUE);
             // A connector's options may hold a password: say what kind of value was found, not the value.
             boolean mayBeSecret = field.contains("options");
             return file + where(e.getLocation()) + ": " + subject + ": expected " + expected(target) + range + ", found "

@@ -5,12 +5,12 @@ import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.execution.IncompatibleRestorePointException;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobExecutionException;
 import dev.onceflow.runtime.execution.JobProgress;
 import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.runtime.execution.RestoreSetting;
-import dev.onceflow.runtime.execution.IncompatibleRestorePointException;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import java.io.PrintWriter;
@@ -28,10 +28,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** The {@code onceflow} command line. */
