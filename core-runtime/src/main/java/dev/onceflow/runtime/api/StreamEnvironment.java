@@ -39,6 +39,21 @@ import java.util.concurrent.ExecutionException;
  */
 public final class StreamEnvironment {
 
+    /**
+     * The longest job name. It names the job's checkpoint directory and is part of names sinks
+     * derive (transaction ids, part of a prepared transaction's id), so it must stay well under
+     * the 255 bytes a file name may have: a 300-character name failed only when the job created
+     * that directory, after its parent had been created.
+     */
+    public static final int MAX_JOB_NAME_LENGTH = 100;
+
+    /** What a job name may be, in words for error messages. */
+    public static final String JOB_NAME_RULE = "1 to " + MAX_JOB_NAME_LENGTH
+            + " letters, digits, '.', '_' or '-', other than '.' and '..'";
+
+    private static final java.util.regex.Pattern JOB_NAME =
+            java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1," + MAX_JOB_NAME_LENGTH + "}");
+
     private int parallelism = 1;
     private int maxParallelism = 128;
     private CheckpointConfig checkpointConfig = CheckpointConfig.defaults();
@@ -189,11 +204,17 @@ public final class StreamEnvironment {
         return plan;
     }
 
+    /** Whether {@code name} can name a job: {@value #MAX_JOB_NAME_LENGTH} characters at most, see {@link #JOB_NAME_RULE}. */
+    public static boolean isValidJobName(String name) {
+        // '.' and '..' pass the character rule but resolve to the checkpoint directory or its parent.
+        return name != null && JOB_NAME.matcher(name).matches() && !name.equals(".") && !name.equals("..");
+    }
+
     /** Starts the job and returns at once. */
     public JobClient executeAsync(String jobName) throws IOException {
-        if (!jobName.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException("job name '" + jobName
-                    + "' may contain only letters, digits, '.', '_' and '-' (it names the checkpoint directory)");
+        if (!isValidJobName(jobName)) {
+            throw new IllegalArgumentException("job name '" + jobName + "' is not accepted; expected " + JOB_NAME_RULE
+                    + " (it names the checkpoint directory)");
         }
         return JobClient.start(jobName, plan(), checkpointConfig, commitRetry, restartStrategy, restore,
                 allowNonRestoredState, meterRegistry != null ? meterRegistry : new SimpleMeterRegistry());

@@ -2,12 +2,16 @@ package dev.onceflow.runtime.cli;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A declarative job as written in YAML. Field names are kebab-case; unknown fields are errors.
+ * Required fields must not be empty ({@code name: ~} or a bare {@code source:}): {@link Nulls#FAIL}
+ * turns that into an error with its line, where a null used to reach the loader as an NPE.
  *
  * <pre>
  * name: keyed-count
@@ -21,12 +25,12 @@ import java.util.Map;
  * </pre>
  */
 public record JobFile(
-        @JsonProperty(value = "name", required = true) String name,
+        @JsonProperty(value = "name", required = true) @JsonSetter(nulls = Nulls.FAIL) String name,
         @JsonProperty("parallelism") Integer parallelism,
         @JsonProperty("max-parallelism") Integer maxParallelism,
-        @JsonProperty(value = "source", required = true) Connector source,
-        @JsonProperty("steps") List<Step> steps,
-        @JsonProperty(value = "sink", required = true) Connector sink,
+        @JsonProperty(value = "source", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector source,
+        @JsonProperty("steps") @JsonSetter(contentNulls = Nulls.FAIL) List<Step> steps,
+        @JsonProperty(value = "sink", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector sink,
         @JsonProperty("checkpoints") Checkpoints checkpoints,
         @JsonProperty("restart") Restart restart,
         @JsonProperty("state-backend") String stateBackend) {
@@ -37,7 +41,7 @@ public record JobFile(
      * source's records where its format does not fix them.
      */
     public record Connector(
-            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options,
@@ -47,7 +51,7 @@ public record JobFile(
 
     /** {@code format: json}, or {@code format: {type: csv, options: {delimiter: ";"}}}. */
     public record Format(
-            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
             @JsonProperty("options") Map<String, Object> options) {
 
         /** The short form, a format's name alone. */
@@ -70,13 +74,14 @@ public record JobFile(
      * </pre>
      */
     public record SchemaSpec(
-            @JsonProperty(value = "fields", required = true) LinkedHashMap<String, String> fields,
+            @JsonProperty(value = "fields", required = true) @JsonSetter(nulls = Nulls.FAIL)
+            LinkedHashMap<String, String> fields,
             @JsonProperty("primary-key") List<String> primaryKey) {
     }
 
     /** A processing step between source and sink. */
     public record Step(
-            @JsonProperty(value = "type", required = true) String type,
+            @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options) {

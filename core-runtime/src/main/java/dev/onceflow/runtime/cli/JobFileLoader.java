@@ -1,10 +1,15 @@
 package dev.onceflow.runtime.cli;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -61,7 +66,11 @@ public final class JobFileLoader {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            // The last of two equal keys won, so a job ran with a setting its author saw overridden.
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            // parallelism: 1.5 became 1.
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
 
     private final Connectors connectors;
 
@@ -73,31 +82,161 @@ public final class JobFileLoader {
     public record LoadedJob(Path file, JobFile spec, StreamEnvironment environment, String description) {
     }
 
+    /**
+     * Reads a job file's structure: exactly one YAML document, every key once, every field of its
+     * type, the required ones present and not empty. Nothing is checked against connectors here.
+     */
     public static JobFile parse(Path file) throws JobFileException {
+        byte[] bytes;
         try {
-            JobFile spec = YAML.readValue(Files.readAllBytes(file), JobFile.class);
-            if (spec == null) {
-                throw new JobFileException(file + ": the file is empty");
-            }
-            return spec;
+            bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             throw new JobFileException(file + ": no such file");
-        } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream().map(Object::toString)
-                    .sorted().collect(Collectors.joining(", "));
-            String parent = e.getPath().size() > 1 ? " in '" + e.getPath().stream().limit(e.getPath().size() - 1L)
-                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                    .collect(Collectors.joining(".")) + "'" : "";
-            throw new JobFileException(file + lineOf(file, e.getPropertyName(), e.getLocation()) + ": unknown field '"
-                    + e.getPropertyName() + "'" + parent + "; known fields: " + known);
-        } catch (MismatchedInputException e) {
-            String field = path(e);
-            throw new JobFileException(file + where(e.getLocation()) + ": " + (field.isEmpty() ? "the document" : "field" + field)
-                    + " " + firstLine(e.getOriginalMessage()));
-        } catch (JsonProcessingException e) {
-            throw new JobFileException(file + where(e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage()));
         } catch (IOException e) {
             throw new JobFileException(file + ": cannot read: " + e.getMessage());
+        }
+        try (JsonParser parser = YAML.createParser(bytes)) {
+            try {
+                // Empty, only comments, or only '~' / '---': Jackson's words for it are about its internals.
+                JobFile spec = parser.nextToken() == null ? null : YAML.readValue(parser, JobFile.class);
+                if (spec == null) {
+                    throw new JobFileException(file + ": the file is empty; expected a job with at least name, source"
+                            + " and sink");
+                }
+                // Jackson reads the first document and stops: a second one after '---' was silently ignored.
+                if (parser.nextToken() != null) {
+                    throw new JobFileException(file + ":" + parser.currentTokenLocation().getLineNr()
+                            + ": a second YAML document starts here; a job file holds exactly one (one job per file)");
+                }
+                requireJobName(file, spec.name());
+                return spec;
+            } catch (JsonProcessingException e) {
+                throw new JobFileException(describe(file, e, parser));
+            }
+        } catch (IOException e) {
+            throw new JobFileException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Checked here, with the structure, so that no caller creates a directory for a name the file
+     * system then refuses (a long one) or that is not a directory of its own ('..').
+     */
+    private static void requireJobName(Path file, String name) throws JobFileException {
+        if (!StreamEnvironment.isValidJobName(name)) {
+            String shown = name.length() <= StreamEnvironment.MAX_JOB_NAME_LENGTH ? "'" + name + "'"
+                    : "'" + name.substring(0, 40) + "...' (" + name.length() + " characters)";
+            throw new JobFileException(file + topLevelLine(file, "name") + ": name " + shown
+                    + " is not a job name; expected " + StreamEnvironment.JOB_NAME_RULE
+                    + " (it names the job's checkpoint directory)");
+        }
+    }
+
+    /** A Jackson error in the words of the job file: the field, its line, what was found and what is accepted. */
+    private static String describe(Path file, JsonProcessingException e, JsonParser parser) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            String known = u.getKnownPropertyIds() == null ? "" : u.getKnownPropertyIds().stream().map(Object::toString)
+                    .sorted().collect(Collectors.joining(", "));
+            String parent = fieldPath(u.getPath().subList(0, Math.max(0, u.getPath().size() - 1)));
+            return file + lineOf(file, u.getPropertyName(), u.getLocation()) + ": unknown field '" + u.getPropertyName()
+                    + "'" + (parent.isEmpty() ? "" : " in '" + parent + "'") + "; known fields: " + known;
+        }
+        String field = e instanceof JsonMappingException m ? fieldPath(m.getPath()) : "";
+        String subject = field.isEmpty() ? "the document" : "field '" + field + "'";
+        JsonParseException duplicate = duplicateKey(e);
+        if (duplicate != null) {
+            String key = DUPLICATE.matcher(duplicate.getOriginalMessage()).replaceFirst("$1");
+            return file + where(duplicate.getLocation()) + ": field '" + (field.isEmpty() ? "" : field + ".") + key
+                    + "' is set a second time here; each field may be set once";
+        }
+        if (e instanceof InvalidNullException) {
+            return file + where(e.getLocation()) + ": " + subject + " is empty; it is required";
+        }
+        // Jackson has no type of its own for an absent required field, only this message (a test
+        // pins it). Its location is the end of the enclosing mapping, not a line to fix.
+        if (e instanceof MismatchedInputException m && m.getOriginalMessage() != null
+                && m.getOriginalMessage().startsWith("Missing required creator property")) {
+            return file + ": " + subject + " is missing; it is required";
+        }
+        Class<?> target = e instanceof MismatchedInputException m ? m.getTargetType()
+                : e.getCause() instanceof InputCoercionException c ? c.getTargetType() : null;
+        if (target != null) {
+            boolean isLong = target == Long.class || target == long.class;
+            String range = !(e.getCause() instanceof InputCoercionException) ? ""
+                    : " from " + (isLong ? Long.MIN_VALUE : Integer.MIN_VALUE) + " to " + (isLong ? Long.MAX_VALUE : Integer.MAX_VALUE);
+            // A connector's options may hold a password: say what kind of value was found, not the value.
+            boolean mayBeSecret = field.contains("options");
+            return file + where(e.getLocation()) + ": " + subject + ": expected " + expected(target) + range + ", found "
+                    + found(parser, mayBeSecret);
+        }
+        if (e instanceof JsonMappingException m) {
+            return file + where(e.getLocation()) + ": " + subject + " is invalid: " + firstLine(m.getOriginalMessage());
+        }
+        return file + where(e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage());
+    }
+
+    private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile("Duplicate field '(.*)'");
+
+    /** The parser's duplicate-key error, thrown as it is at the top level and wrapped with a path below it. */
+    private static JsonParseException duplicateKey(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JsonParseException p && p.getOriginalMessage() != null
+                    && DUPLICATE.matcher(p.getOriginalMessage()).matches()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** What a field of type {@code target} accepts, in the job file's words. */
+    private static String expected(Class<?> target) {
+        if (target == Integer.class || target == int.class || target == Long.class || target == long.class) {
+            return "a whole number";
+        }
+        if (target == Boolean.class || target == boolean.class) {
+            return "true or false";
+        }
+        if (target == String.class) {
+            return "text";
+        }
+        if (target == JobFile.class) {
+            return "a mapping of the job's fields (name, source, sink, ...)";
+        }
+        if (target == JobFile.Connector.class) {
+            return "a mapping such as {type: <connector>, options: {...}}";
+        }
+        if (target == JobFile.Step.class) {
+            return "a mapping such as {type: count-by-key}";
+        }
+        if (java.util.Collection.class.isAssignableFrom(target)) {
+            return "a list";
+        }
+        if (Map.class.isAssignableFrom(target)) {
+            return "a mapping of names to values";
+        }
+        return "a mapping of its fields";
+    }
+
+    /** The value the parser stopped at: its text for a scalar, its kind for anything else. */
+    private static String found(JsonParser parser, boolean hideText) {
+        JsonToken token = parser.currentToken();
+        if (token == null || token == JsonToken.VALUE_NULL) {
+            return "nothing";
+        }
+        if (token == JsonToken.START_ARRAY) {
+            return "a list";
+        }
+        if (token == JsonToken.START_OBJECT) {
+            return "a mapping";
+        }
+        try {
+            String text = parser.getText();
+            if (text == null || text.isEmpty()) {
+                return "an empty value";
+            }
+            return hideText ? (token.isNumeric() ? "a number" : "text") : "'" + text + "'";
+        } catch (IOException e) {
+            return "another kind of value";
         }
     }
 
@@ -105,9 +244,6 @@ public final class JobFileLoader {
     public LoadedJob load(Path file) throws JobFileException {
         JobFile spec = parse(file);
         String where = file.toString();
-        if (!spec.name().matches("[A-Za-z0-9._-]+")) {
-            throw new JobFileException(where + ": name '" + spec.name() + "' may contain only letters, digits, '.', '_' and '-'");
-        }
         StreamEnvironment env = StreamEnvironment.create();
         try {
             if (spec.parallelism() != null) {
@@ -331,16 +467,23 @@ public final class JobFileLoader {
             throw new JobFileException(where + ": checkpoints.unaligned needs checkpoints.mode exactly-once (at-least-once"
                     + " does not align barriers in the first place)");
         }
-        return new CheckpointConfig(
-                duration(c.interval(), d.interval(), where, "checkpoints.interval"),
-                mode,
-                duration(c.timeout(), d.timeout(), where, "checkpoints.timeout"),
-                c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
-                duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause"),
-                c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
-                c.retained() == null ? d.retained() : c.retained(),
-                c.dir() == null ? d.directory() : directory(c.dir()),
-                unaligned);
+        Duration interval = duration(c.interval(), d.interval(), where, "checkpoints.interval");
+        Duration timeout = duration(c.timeout(), d.timeout(), where, "checkpoints.timeout");
+        Duration minPause = duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause");
+        // CheckpointConfig refuses values out of range with IllegalArgumentException; every value
+        // here comes from the job file, so that is bad input (callers such as `onceflow savepoint`
+        // do not run load(), which would translate it too).
+        try {
+            return new CheckpointConfig(interval, mode, timeout,
+                    c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
+                    minPause,
+                    c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
+                    c.retained() == null ? d.retained() : c.retained(),
+                    c.dir() == null ? d.directory() : directory(c.dir()),
+                    unaligned);
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(where + ": " + e.getMessage());
+        }
     }
 
     /** A path or URI; one no checkpoint storage on the class path serves is refused here, at start. */
@@ -384,7 +527,7 @@ public final class JobFileLoader {
         try {
             return Option.parseDuration(value);
         } catch (IllegalArgumentException e) {
-            throw new JobFileException(where + ": " + field + " '" + value + "' is not a duration such as 500ms, 10s, 5m");
+            throw new JobFileException(where + ": " + field + " " + e.getMessage());
         }
     }
 
@@ -416,14 +559,38 @@ public final class JobFileLoader {
         return where(fallback);
     }
 
+    /** The line of a top-level field ({@code name:} at the start of a line), or nothing if it cannot be read. */
+    private static String topLevelLine(Path file, String field) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            java.util.regex.Pattern key = java.util.regex.Pattern.compile("^['\"]?"
+                    + java.util.regex.Pattern.quote(field) + "['\"]?\\s*:");
+            for (int i = 0; i < lines.size(); i++) {
+                if (key.matcher(lines.get(i)).find()) {
+                    return ":" + (i + 1);
+                }
+            }
+        } catch (IOException e) {
+            // the message goes without a line
+        }
+        return "";
+    }
+
     private static String where(JsonLocation location) {
         return location == null || location.getLineNr() < 0 ? "" : ":" + location.getLineNr();
     }
 
-    private static String path(JsonMappingException e) {
-        String p = e.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining("."));
-        return p.isEmpty() ? "" : " '" + p + "'";
+    /** A field as a job file spells it: {@code checkpoints.interval}, {@code steps[1].type}. */
+    private static String fieldPath(List<JsonMappingException.Reference> path) {
+        StringBuilder p = new StringBuilder();
+        for (JsonMappingException.Reference r : path) {
+            if (r.getFieldName() != null) {
+                p.append(p.length() == 0 ? "" : ".").append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                p.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return p.toString();
     }
 
     private static String firstLine(String message) {

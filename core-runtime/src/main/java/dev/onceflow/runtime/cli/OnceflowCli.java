@@ -5,12 +5,14 @@ import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.execution.IncompatibleRestorePointException;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobExecutionException;
 import dev.onceflow.runtime.execution.JobProgress;
 import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.runtime.execution.RestoreSetting;
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,6 +28,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -42,6 +46,8 @@ public final class OnceflowCli {
     /** Exit status for bad input: job file, options, paths. */
     static final int BAD_INPUT = 2;
 
+    private static final Logger LOG = LoggerFactory.getLogger(OnceflowCli.class);
+
     public static void main(String[] args) {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "onceflow-logback.xml");
@@ -52,9 +58,10 @@ public final class OnceflowCli {
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new OnceflowCli());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            // Expected problems are one line; only a bug gets a stack trace.
-            if (e instanceof JobFileException || e instanceof java.io.IOException
-                    || e instanceof IllegalArgumentException) {
+            // Expected problems are one line. Only the types that mean bad input are exit status 2:
+            // any IllegalArgumentException used to be, which printed a bug (a wrong argument
+            // between two of our own classes) as if the user's input were wrong, without a trace.
+            if (e instanceof JobFileException || e instanceof OptionException || e instanceof java.io.IOException) {
                 cmd.getErr().println("onceflow: " + e.getMessage());
                 return BAD_INPUT;
             }
@@ -62,9 +69,32 @@ public final class OnceflowCli {
                 cmd.getErr().println("onceflow: " + e.getMessage());
                 return JOB_FAILED;
             }
-            throw e;
+            return reportBug(e, cmd);
         });
         return cli;
+    }
+
+    /**
+     * Anything else is a bug: one line that says so on stderr and the stack trace in the log,
+     * where a bug report can take it from. Exit status 1, like a failed job: the command did not
+     * do its work, and the input may well be fine.
+     */
+    static int reportBug(Exception e, CommandLine cmd) {
+        LOG.error("Internal error: a bug in onceflow, not a problem with the input", e);
+        cmd.getErr().println("onceflow: internal error (a bug in onceflow, please report it): " + e
+                .toString().lines().findFirst().orElse("") + "; its stack trace is in the log");
+        return JOB_FAILED;
+    }
+
+    /** {@code value} of a command-line option as a checkpoint location a module on the class path serves. */
+    static CheckpointLocation location(String option, String value) throws JobFileException {
+        try {
+            CheckpointLocation location = CheckpointLocation.of(value);
+            CheckpointFileSystem.requireSupported(location);
+            return location;
+        } catch (IllegalArgumentException e) {
+            throw new JobFileException(option + " " + value + ": " + e.getMessage());
+        }
     }
 
     static Connectors connectors(Path plugins) throws java.io.IOException {
@@ -111,7 +141,7 @@ public final class OnceflowCli {
             JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
             RestoreSetting restore = resume == null ? RestoreSetting.fresh()
                     : resume.equals("latest") ? RestoreSetting.latest()
-                    : RestoreSetting.fromPath(CheckpointLocation.of(resume));
+                    : RestoreSetting.fromPath(location("--resume", resume));
             if (restore instanceof RestoreSetting.FromPath p && !CheckpointFileSystem.of(p.directory()).exists(p.directory())) {
                 throw new JobFileException("--resume " + resume + ": no such checkpoint or savepoint directory");
             }
@@ -124,10 +154,20 @@ public final class OnceflowCli {
                 throw new JobFileException("job " + job.spec().name() + " already has completed checkpoints in "
                         + jobDirectory + "; continue it with --resume latest, or delete its output and start over with --fresh");
             }
-            long progressMillis = Option.parseDuration(progressInterval).toMillis();
+            long progressMillis;
+            try {
+                progressMillis = Option.parseDuration(progressInterval).toMillis();
+            } catch (IllegalArgumentException e) {
+                throw new JobFileException("--progress-interval " + e.getMessage());
+            }
             PrintWriter out = spec.commandLine().getOut();
-            JobClient client = job.environment().setRestore(restore).setAllowNonRestoredState(allowNonRestoredState)
-                    .executeAsync(job.spec().name());
+            JobClient client;
+            try {
+                client = job.environment().setRestore(restore).setAllowNonRestoredState(allowNonRestoredState)
+                        .executeAsync(job.spec().name());
+            } catch (IncompatibleRestorePointException e) {
+                throw new JobFileException(e.getMessage());
+            }
             var checkpoints = job.environment().checkpointConfig();
             out.printf("Job %s: %s; checkpoints every %s (%s) in %s%n", job.spec().name(), job.description(),
                     checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)",
@@ -222,11 +262,12 @@ public final class OnceflowCli {
         @Override
         public Integer call() throws Exception {
             CheckpointLocation jobDirectory;
-            if (CheckpointLocation.of(job).isLocal() && Files.isRegularFile(Path.of(job))) {
+            CheckpointLocation given = location("savepoint", job);
+            if (given.isLocal() && Files.isRegularFile(given.toPath())) {
                 JobFile file = JobFileLoader.parse(Path.of(job));
                 jobDirectory = JobFileLoader.checkpointConfig(file.checkpoints(), job).directory().resolve(file.name());
             } else {
-                jobDirectory = CheckpointLocation.of(job);
+                jobDirectory = given;
             }
             int port = ControlServer.portOf(jobDirectory);
             String token = ControlAccess.readToken(jobDirectory);
@@ -258,7 +299,7 @@ public final class OnceflowCli {
 
         @Override
         public Integer call() throws Exception {
-            CheckpointStorage storage = new CheckpointStorage(CheckpointLocation.of(directory));
+            CheckpointStorage storage = new CheckpointStorage(location("checkpoints", directory));
             if (!storage.exists()) {
                 throw new JobFileException(directory + ": no such directory");
             }

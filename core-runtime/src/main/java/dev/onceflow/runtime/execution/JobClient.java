@@ -46,8 +46,8 @@ public final class JobClient {
      * Validates the restore point and starts the job on a new thread. Its meters go to
      * {@code registry} for the job's whole life, restarts included.
      *
-     * @throws IllegalArgumentException if the restore point is invalid or holds state for operators
-     *     the job does not have (unless {@code allowNonRestoredState})
+     * @throws IncompatibleRestorePointException if the restore point was taken with another max
+     *     parallelism or holds state for operators the job does not have (unless {@code allowNonRestoredState})
      */
     public static JobClient start(String jobName, JobPlan plan, CheckpointConfig checkpointConfig,
             CommitRetry commitRetry, RestartStrategy restartStrategy, RestoreSetting restore,
@@ -61,7 +61,7 @@ public final class JobClient {
         }
         if (initial != null && initial.metadata().maxParallelism() != plan.maxParallelism()) {
             // Keys would hash to other key groups and their state would silently go missing.
-            throw new IllegalArgumentException(initial.directory() + " was taken with max-parallelism "
+            throw new IncompatibleRestorePointException(initial.directory() + " was taken with max-parallelism "
                     + initial.metadata().maxParallelism() + " but the job has " + plan.maxParallelism()
                     + "; the max parallelism of a job cannot change");
         }
@@ -69,7 +69,7 @@ public final class JobClient {
             Set<String> unknown = new HashSet<>(initial.operatorUids());
             unknown.removeAll(plan.uids());
             if (!unknown.isEmpty() && !allowNonRestoredState) {
-                throw new IllegalArgumentException(initial.directory() + " holds state of operators " + unknown
+                throw new IncompatibleRestorePointException(initial.directory() + " holds state of operators " + unknown
                         + " that the job does not have; change the uids back or allow non-restored state"
                         + " (--allow-non-restored-state, or setAllowNonRestoredState(true))");
             }

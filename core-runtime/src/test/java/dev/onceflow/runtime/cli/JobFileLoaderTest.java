@@ -39,8 +39,12 @@ class JobFileLoaderTest {
         assertThat(e).as("the job file must be rejected").isNotNull();
         assertThat(e.getMessage()).as("one line").doesNotContain("\n").doesNotContain("\r");
         assertThat(e.getMessage()).as("names the file").startsWith(file.toString());
+        assertThat(e.getMessage()).as("in the job file's words, not Jackson's")
+                .doesNotContain("JsonToken", "creator property", "end-of-input", "com.fasterxml", "`", "CoercionConfig");
         return e.getMessage();
     }
+
+    private static final String SOURCE = "source:\n  type: datagen\n  options:\n    rows: 100\n    keys: 3\n";
 
     @Test
     void aValidFileLoadsWithItsSettings() throws Exception {
@@ -173,6 +177,17 @@ class JobFileLoaderTest {
                 + ": checkpoints.interval '5 parsecs' is not a duration such as 500ms, 10s, 5m");
     }
 
+    /** Hours beyond what a long holds in milliseconds overflowed into an ArithmeticException with a stack trace. */
+    @Test
+    void aDurationTooLongForTheRuntimeNamesTheFieldAndTheLimit() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 99999999999999999h")))
+                .isEqualTo(dir.resolve("job.yaml") + ": checkpoints.interval '99999999999999999h' is longer than the"
+                        + " longest duration accepted, 106751991167d");
+        assertThat(errorFor(JobFiles.validWith(dir, "delay: 10ms", "delay: 99999999999999999999")))
+                .isEqualTo(dir.resolve("job.yaml") + ": restart.delay '99999999999999999999' is longer than the"
+                        + " longest duration accepted, 106751991167d");
+    }
+
     @Test
     void aBadModeListsTheModes() throws Exception {
         String message = errorFor(JobFiles.validWith(dir, "mode: exactly-once", "mode: twice"));
@@ -225,6 +240,129 @@ class JobFileLoaderTest {
         JobFileException e = catchThrowableOfType(JobFileException.class, () -> loader.load(missing));
 
         assertThat(e).hasMessage(missing + ": no such file");
+    }
+
+    @Test
+    void aNameMustFitTheCheckpointDirectory() throws Exception {
+        String rule = " is not a job name; expected 1 to 100 letters, digits, '.', '_' or '-', other than '.' and '..'"
+                + " (it names the job's checkpoint directory)";
+        String hundred = "a".repeat(100);
+        assertThat(loader.load(JobFiles.write(dir, "100.yaml", JobFiles.validWith(dir, "name: good-job", "name: " + hundred)))
+                .spec().name()).isEqualTo(hundred);
+
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: " + hundred + "b")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name '" + "a".repeat(40) + "...' (101 characters)" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: good job")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name 'good job'" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: '..'")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name '..'" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: ''")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: name ''" + rule);
+        assertThat(errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 2\nname: x/y").replace("name: good-job\n", "")))
+                .as("the line of the top-level name").isEqualTo(dir.resolve("job.yaml") + ":2: name 'x/y'" + rule);
+    }
+
+    /** {@code source:} with nothing after it was null and an NPE in the loader, exit 1 with a stack trace. */
+    @Test
+    void anEmptySourceIsNamedWithItsLine() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, SOURCE, "source:\n"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ":3: field 'source' is empty; it is required");
+    }
+
+    @Test
+    void aNullNameIsNamedWithItsLine() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "name: good-job", "name: ~"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ":1: field 'name' is empty; it is required");
+    }
+
+    @Test
+    void anEmptyTypeOrStepIsNamedWithItsPath() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "type: filesystem", "type:")))
+                .isEqualTo(dir.resolve("job.yaml") + ":12: field 'sink.type' is empty; it is required");
+        assertThat(errorFor(JobFiles.validWith(dir, "  - type: count-by-key\n    uid: count\n", "  - ~\n")))
+                .isEqualTo(dir.resolve("job.yaml") + ":9: field 'steps[0]' is empty; it is required");
+    }
+
+    /** The last of two equal keys used to win silently. */
+    @Test
+    void aFieldSetTwiceIsRefusedAtItsSecondLine() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 2\nparallelism: 4"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ":3: field 'parallelism' is set a second time here; each field may be set once");
+    }
+
+    @Test
+    void anOptionSetTwiceIsRefusedWithItsPath() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "rows: 100", "rows: 100\n    rows: 5"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ":7: field 'source.options.rows' is set a second time here; each field may be set once");
+    }
+
+    /** Jackson read the first document and ignored the rest. */
+    @Test
+    void aSecondYamlDocumentIsRefused() throws Exception {
+        String message = errorFor(JobFiles.valid(dir) + "---\nname: other-job\n");
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ":24: a second YAML document starts here; a job file holds exactly one (one job per file)");
+        Path leadingMarker = JobFiles.write(dir, "marker.yaml", "---\n" + JobFiles.valid(dir) + "...\n");
+        assertThat(loader.load(leadingMarker).spec().name()).as("one document with its markers").isEqualTo("good-job");
+    }
+
+    /** {@code parallelism: 1.5} became 1. */
+    @Test
+    void aFractionWhereAWholeNumberBelongsIsRefused() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 1.5"));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml") + ":2: field 'parallelism': expected a whole number, found '1.5'");
+    }
+
+    @Test
+    void aValueOfTheWrongKindSaysWhatWasFoundAndWhatIsAccepted() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: [2]")))
+                .isEqualTo(dir.resolve("job.yaml") + ":2: field 'parallelism': expected a whole number, found a list");
+        assertThat(errorFor(JobFiles.validWith(dir, "parallelism: 2", "parallelism: 99999999999")))
+                .isEqualTo(dir.resolve("job.yaml") + ":2: field 'parallelism': expected a whole number from -2147483648"
+                        + " to 2147483647, found '99999999999'");
+        assertThat(errorFor(JobFiles.validWith(dir, "attempts: 2", "attempts: two")))
+                .isEqualTo(dir.resolve("job.yaml") + ":21: field 'restart.attempts': expected a whole number, found 'two'");
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: {first: good}")))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: field 'name': expected text, found a mapping");
+        assertThat(errorFor(JobFiles.validWith(dir, SOURCE, "source: datagen\n")))
+                .isEqualTo(dir.resolve("job.yaml") + ":3: field 'source': expected a mapping such as {type: <connector>,"
+                        + " options: {...}}, found 'datagen'");
+        assertThat(errorFor("- name: good-job\n"))
+                .isEqualTo(dir.resolve("job.yaml") + ":1: the document: expected a mapping of the job's fields (name,"
+                        + " source, sink, ...), found a list");
+    }
+
+    /** Connector options may hold a password: a wrong kind of value there is described, not repeated. */
+    @Test
+    void optionsOfTheWrongKindAreNotRepeated() throws Exception {
+        String message = errorFor(JobFiles.validWith(dir, "options:\n    path: ", "options: password=hunter2\n    path: "));
+
+        assertThat(message).isEqualTo(dir.resolve("job.yaml")
+                + ":13: field 'sink.options': expected a mapping of names to values, found text");
+    }
+
+    @Test
+    void aMissingFieldSaysItIsRequired() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "name: good-job\n", "")))
+                .isEqualTo(dir.resolve("job.yaml") + ": field 'name' is missing; it is required");
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n", "")))
+                .isEqualTo(dir.resolve("job.yaml") + ": field 'sink.type' is missing; it is required");
+    }
+
+    @Test
+    void anEmptyFileSaysSo() throws Exception {
+        for (String empty : new String[] {"", "# nothing yet\n", "~\n", "---\n"}) {
+            assertThat(errorFor(empty)).as("%s", empty).isEqualTo(dir.resolve("job.yaml")
+                    + ": the file is empty; expected a job with at least name, source and sink");
+        }
     }
 
     @Test

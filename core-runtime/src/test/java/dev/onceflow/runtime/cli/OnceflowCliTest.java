@@ -9,12 +9,17 @@ import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.KeyedCountJob;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -78,6 +83,59 @@ class OnceflowCliTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(lines(err)).hasSize(1).first().asString().startsWith("onceflow: " + file).contains("'twice'");
+    }
+
+    /** These crashed with a stack trace and exit 1 (a NullPointerException in the loader, an ArithmeticException). */
+    @Test
+    void inputThatCrashedTheLoaderIsBadInputInOneLine() throws Exception {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("source:\n  type: datagen\n  options:\n    rows: 100\n    keys: 3\n", "source:\n");
+        cases.put("name: good-job", "name: ~");
+        cases.put("interval: 100ms", "interval: 99999999999999999h");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            err.getBuffer().setLength(0);
+            Path file = JobFiles.write(dir, "bad.yaml", JobFiles.validWith(dir, c.getKey(), c.getValue()));
+
+            int status = run("validate", file.toString());
+
+            assertThat(status).as("%s: %s", c.getValue(), err).isEqualTo(2);
+            assertThat(lines(err)).as(c.getValue()).singleElement().asString().startsWith("onceflow: " + file + ":");
+        }
+        assertThat(out.toString()).isEmpty();
+    }
+
+    /** A 300-character name failed only when the job created its checkpoint directory, leaving its parent behind. */
+    @Test
+    void aNameTooLongIsRefusedBeforeAnyDirectoryIsCreated() throws Exception {
+        String name = "n".repeat(300);
+        Path file = JobFiles.write(dir, "long.yaml", JobFiles.validWith(dir, "name: good-job", "name: " + name));
+
+        int status = run("run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(lines(err)).singleElement().asString().isEqualTo("onceflow: " + file + ":1: name '" + "n".repeat(40)
+                + "...' (300 characters) is not a job name; expected 1 to 100 letters, digits, '.', '_' or '-', other"
+                + " than '.' and '..' (it names the job's checkpoint directory)");
+        try (var left = java.nio.file.Files.list(dir)) {
+            assertThat(left).as("nothing created").containsExactly(file);
+        }
+        assertThat(out.toString()).isEmpty();
+    }
+
+    /** A sink path that is a file was found only after the job started, with a stack trace of 60 lines and more. */
+    @Test
+    void aSinkPathThatIsAFileIsRefusedBeforeTheJobStarts() throws Exception {
+        Path taken = java.nio.file.Files.writeString(dir.resolve("out"), "a file where the output directory belongs");
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run("run", file.toString(), "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(lines(err)).singleElement().asString().isEqualTo("onceflow: " + file + ": sink 'filesystem': option"
+                + " 'path' has value '" + taken + "', which is an existing file, not a directory; expected a directory:"
+                + " a local path or a URI such as hdfs://namenode:8020/out");
+        assertThat(out.toString()).as("the job did not start").isEmpty();
+        assertThat(dir.resolve("checkpoints")).doesNotExist();
     }
 
     @Test
@@ -175,6 +233,54 @@ class OnceflowCliTest {
 
         assertThat(allowed).as(err.toString()).isZero();
         assertThat(out.toString()).contains("Job good-job finished: read 0 records");
+    }
+
+    /**
+     * Only a configuration error is bad input. An IllegalArgumentException from anywhere else is a
+     * bug: exit status 1, one line that says so, and the stack trace in the log, not exit 2 and a
+     * message that blames the input.
+     */
+    @Test
+    void anIllegalArgumentExceptionThatIsNoConfigurationErrorIsReportedAsABug() throws Exception {
+        CommandLine cli = OnceflowCli.commandLine();
+        cli.setErr(new PrintWriter(err, true));
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        int status;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8)); // where the log's console appender writes
+        try {
+            status = cli.getExecutionExceptionHandler().handleExecutionException(
+                    new IllegalArgumentException("key group 7 is outside 0..3"), cli, null);
+        } finally {
+            System.setErr(stderr);
+        }
+
+        assertThat(status).isEqualTo(1);
+        assertThat(lines(err)).containsExactly("onceflow: internal error (a bug in onceflow, please report it): "
+                + "java.lang.IllegalArgumentException: key group 7 is outside 0..3; its stack trace is in the log");
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("java.lang.IllegalArgumentException: key group 7")
+                .contains("\tat " + OnceflowCliTest.class.getName() + ".");
+    }
+
+    /** Flags and locations the runtime refuses with an IllegalArgumentException are still bad input, in one line. */
+    @Test
+    void badFlagsAndLocationsAreBadInput() throws Exception {
+        Path file = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+        String hdfs = "hdfs://namenode:8020/checkpoints/good-job";
+        String noStorage = "no checkpoint storage for '" + hdfs + "': nothing on the class path serves 'hdfs:'";
+
+        assertThat(run("run", file.toString(), "--progress-interval", "soon")).isEqualTo(2);
+        assertThat(run("run", file.toString(), "--resume", hdfs + "/chk-1")).isEqualTo(2);
+        assertThat(run("savepoint", hdfs)).isEqualTo(2);
+        assertThat(run("checkpoints", hdfs)).isEqualTo(2);
+
+        List<String> messages = lines(err);
+        assertThat(messages).hasSize(4);
+        assertThat(messages.get(0)).isEqualTo("onceflow: --progress-interval 'soon' is not a duration such as 500ms, 10s, 5m");
+        assertThat(messages.get(1)).startsWith("onceflow: --resume " + hdfs + "/chk-1: no checkpoint storage for '");
+        assertThat(messages.get(2)).startsWith("onceflow: savepoint " + hdfs + ": " + noStorage);
+        assertThat(messages.get(3)).startsWith("onceflow: checkpoints " + hdfs + ": " + noStorage);
+        assertThat(out.toString()).as("nothing ran").isEmpty();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.onceflow.runtime.execution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.spi.record.Event;
 import java.nio.file.Files;
@@ -142,6 +143,10 @@ class ExactlyOnceJobTest {
 
         assertThatThrownBy(() -> job.executeAsync("../escape")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("job name '../escape'");
+        assertThatThrownBy(() -> job.executeAsync("..")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job name '..'");
+        assertThatThrownBy(() -> job.executeAsync("n".repeat(StreamEnvironment.MAX_JOB_NAME_LENGTH + 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected 1 to 100 letters");
         assertThat(Files.exists(checkpoints)).isFalse();
     }
 }

@@ -1,6 +1,7 @@
 package dev.onceflow.spi.factory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,10 +29,17 @@ public final class Option<T> {
     private final boolean required;
     private final String description;
     private final Predicate<T> validator;
+    private final Function<T, String> problem;
     private final String accepted;
+    private final boolean hidden;
 
     private Option(String key, String typeName, Function<String, T> parser, T defaultValue, boolean required,
             String description, Predicate<T> validator, String accepted) {
+        this(key, typeName, parser, defaultValue, required, description, validator, v -> null, accepted, false);
+    }
+
+    private Option(String key, String typeName, Function<String, T> parser, T defaultValue, boolean required,
+            String description, Predicate<T> validator, Function<T, String> problem, String accepted, boolean hidden) {
         this.key = Objects.requireNonNull(key, "key");
         this.typeName = typeName;
         this.parser = parser;
@@ -39,7 +47,9 @@ public final class Option<T> {
         this.required = required;
         this.description = description;
         this.validator = validator;
+        this.problem = problem;
         this.accepted = accepted;
+        this.hidden = hidden;
     }
 
     /** A text option. */
@@ -80,23 +90,47 @@ public final class Option<T> {
 
     /** This option with a default, used when the job file does not set it. */
     public Option<T> defaultValue(T value) {
-        return new Option<>(key, typeName, parser, value, false, description, validator, accepted);
+        return new Option<>(key, typeName, parser, value, false, description, validator, problem, accepted, hidden);
     }
 
     /** This option, which must be set. */
     public Option<T> required() {
-        return new Option<>(key, typeName, parser, null, true, description, validator, accepted);
+        return new Option<>(key, typeName, parser, null, true, description, validator, problem, accepted, hidden);
     }
 
     /** This option with its documentation text. */
     public Option<T> description(String text) {
-        return new Option<>(key, typeName, parser, defaultValue, required, text, validator, accepted);
+        return new Option<>(key, typeName, parser, defaultValue, required, text, validator, problem, accepted, hidden);
     }
 
     /** This option, accepting only values that pass {@code test}, described as {@code whatIsAccepted}. */
     public Option<T> validate(Predicate<T> test, String whatIsAccepted) {
-        return new Option<>(key, typeName, parser, defaultValue, required, description, validator.and(test),
-                whatIsAccepted);
+        return new Option<>(key, typeName, parser, defaultValue, required, description, validator.and(test), problem,
+                whatIsAccepted, hidden);
+    }
+
+    /**
+     * This option, accepting only values for which {@code problemOf} returns null; otherwise what
+     * it returns says which part of the value is wrong, as a phrase that follows the value
+     * ({@code "is an existing file, not a directory"}), and {@code whatIsAccepted} what would do.
+     * The function must not throw.
+     */
+    public Option<T> check(Function<T, String> problemOf, String whatIsAccepted) {
+        Function<T, String> first = problem;
+        return new Option<>(key, typeName, parser, defaultValue, required, description, validator,
+                v -> {
+                    String wrong = first.apply(v);
+                    return wrong != null ? wrong : problemOf.apply(v);
+                }, whatIsAccepted, hidden);
+    }
+
+    /**
+     * This option, whose value error messages never repeat: a password, or a URL that may hold one
+     * in its query. A {@linkplain #check check} then says which part is wrong without quoting it.
+     */
+    public Option<T> hiddenInMessages() {
+        return new Option<>(key, typeName, parser, defaultValue, required, description, validator, problem, accepted,
+                true);
     }
 
     /** Shorthand for a lower bound on a comparable value. */
@@ -141,12 +175,28 @@ public final class Option<T> {
         try {
             value = parser.apply(raw.trim());
         } catch (RuntimeException e) {
-            throw new OptionException(owner + ": option '" + key + "' has value '" + raw + "'; expected " + accepted);
+            throw invalid(owner, raw, null);
         }
         if (!validator.test(value)) {
-            throw new OptionException(owner + ": option '" + key + "' has value '" + raw + "'; expected " + accepted);
+            throw invalid(owner, raw, null);
+        }
+        String wrong = problem.apply(value);
+        if (wrong != null) {
+            throw invalid(owner, raw, wrong);
         }
         return value;
+    }
+
+    /** Whether error messages leave this option's value out. */
+    public boolean isHiddenInMessages() {
+        return hidden;
+    }
+
+    private OptionException invalid(String owner, String raw, String wrong) {
+        String what = hidden ? (wrong != null ? wrong : "has a value that is not accepted")
+                : "has value '" + raw + "'" + (wrong != null ? ", which " + wrong : "");
+        return new OptionException(owner + ": option '" + key + "' " + what + "; expected " + accepted
+                + (hidden ? " (the value is not shown: it may hold a password)" : ""));
     }
 
     private static Boolean parseBoolean(String s) {
@@ -159,26 +209,47 @@ public final class Option<T> {
         throw new IllegalArgumentException(s);
     }
 
-    /** Parses {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 2d}, or a bare number of milliseconds. */
+    /**
+     * The longest duration {@link #parseDuration} accepts: its milliseconds must fit in a
+     * {@code long}, since timers and schedules count in them (about 292 million years).
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(Long.MAX_VALUE / 86_400_000L);
+
+    /**
+     * Parses {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 2d}, or a bare number of milliseconds.
+     *
+     * @throws IllegalArgumentException whose message names the text and what is accepted, for
+     *     text that is not a duration or one longer than {@link #MAX_DURATION}
+     */
     public static Duration parseDuration(String text) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         int split = 0;
         while (split < s.length() && Character.isDigit(s.charAt(split))) {
             split++;
         }
-        if (split == 0) {
-            throw new IllegalArgumentException("not a duration: " + text);
-        }
-        long amount = Long.parseLong(s.substring(0, split));
         String unit = s.substring(split).trim();
-        return switch (unit) {
-            case "", "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m", "min" -> Duration.ofMinutes(amount);
-            case "h" -> Duration.ofHours(amount);
-            case "d" -> Duration.ofDays(amount);
-            default -> throw new IllegalArgumentException("unknown duration unit '" + unit + "' in " + text);
-        };
+        if (split == 0 || !List.of("", "ms", "s", "m", "min", "h", "d").contains(unit)) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration such as 500ms, 10s, 5m");
+        }
+        // 99999999999999999h overflowed into an ArithmeticException, which nobody caught: a stack
+        // trace instead of a message. Too many digits for a long is the same mistake.
+        try {
+            long amount = Long.parseLong(s.substring(0, split));
+            Duration duration = switch (unit) {
+                case "s" -> Duration.ofSeconds(amount);
+                case "m", "min" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                case "d" -> Duration.ofDays(amount);
+                default -> Duration.ofMillis(amount);
+            };
+            if (duration.compareTo(MAX_DURATION) > 0) {
+                throw new ArithmeticException("longer than " + MAX_DURATION);
+            }
+            return duration;
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is longer than the longest duration accepted, "
+                    + MAX_DURATION.toDays() + "d");
+        }
     }
 
     /** The default as a job file would spell it ({@code exactly-once}, {@code 10s}), if there is one. */

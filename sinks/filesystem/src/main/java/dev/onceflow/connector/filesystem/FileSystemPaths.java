@@ -1,6 +1,7 @@
 package dev.onceflow.connector.filesystem;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -32,6 +33,44 @@ final class FileSystemPaths {
     static boolean isLocal(Path path) {
         String scheme = path.toUri().getScheme();
         return scheme == null || scheme.equals("file");
+    }
+
+    /**
+     * What keeps a writer from using the local directory {@code path}, or null if nothing does:
+     * it is a file, or cannot be written, or cannot be created because its nearest existing
+     * parent is a file or cannot be written. Reads only; creates nothing. Null for a path on
+     * another file system (HDFS): it is not reachable from here, and its permissions are the
+     * name node's to check, for the user the writers connect as.
+     */
+    static String localDirectoryProblem(String path) {
+        java.nio.file.Path directory;
+        try {
+            Path hadoopPath = new Path(path);
+            if (!isLocal(hadoopPath)) {
+                return null;
+            }
+            // As the writer resolves it: relative to the working directory.
+            directory = java.nio.file.Path.of(hadoopPath.toUri().getPath()).toAbsolutePath().normalize();
+        } catch (IllegalArgumentException e) {
+            return "is not a path Hadoop can use";
+        }
+        if (Files.exists(directory)) {
+            if (!Files.isDirectory(directory)) {
+                return "is an existing file, not a directory";
+            }
+            return Files.isWritable(directory) ? null : "is a directory this user may not write to";
+        }
+        java.nio.file.Path parent = directory.getParent();
+        while (parent != null && !Files.exists(parent)) {
+            parent = parent.getParent();
+        }
+        if (parent == null) {
+            return null;
+        }
+        if (!Files.isDirectory(parent)) {
+            return "cannot be created: '" + parent + "' is a file";
+        }
+        return Files.isWritable(parent) ? null : "cannot be created: this user may not write to '" + parent + "'";
     }
 
     /**

@@ -16,10 +16,17 @@ import java.util.Optional;
 /** Makes {@link FileSystemSink} usable from job files as {@code filesystem}. */
 public final class FileSystemSinkFactory implements SinkFactory {
 
+    private static final String A_DIRECTORY = "a directory: a local path or a URI such as hdfs://namenode:8020/out";
+
+    // A local path that is a file, or under a directory nobody may write to, used to fail only once
+    // the job ran, in every writer, with a Hadoop stack trace (and "does not exist" for a parent
+    // that did). It is refused here, before the job starts.
     public static final Option<String> PATH = Option.stringOption("path").required()
-            .validate(p -> !p.isBlank(), "a directory: a local path or a URI such as hdfs://namenode:8020/out")
+            .validate(p -> !p.isBlank(), A_DIRECTORY)
+            .check(FileSystemPaths::localDirectoryProblem, A_DIRECTORY)
             .description("Directory to write part files to, created if missing: "
-                    + "a local path or a URI such as hdfs://namenode:8020/out.");
+                    + "a local path or a URI such as hdfs://namenode:8020/out. A local path is checked before the job "
+                    + "starts: a directory, or one that can be created, that this user may write to.");
 
     public static final Option<String> PART_PREFIX = Option.stringOption("part-prefix").defaultValue("part")
             .validate(p -> FileSystemSink.VALID_PREFIX.matcher(p).matches(),

@@ -11,16 +11,17 @@ import java.util.List;
 /** Makes the JDBC sink usable from job files as {@code jdbc}, in any of its {@linkplain JdbcMode modes}. */
 public final class JdbcSinkFactory implements SinkFactory {
 
-    public static final Option<String> URL = Option.stringOption("url").required()
-            .validate(JdbcSink::isSupportedUrl, "a JDBC URL such as " + SqlDialect.SUPPORTED_URLS)
+    // Hidden: a URL may carry password=... in its query; a wrong one is described part by part.
+    public static final Option<String> URL = Option.stringOption("url").required().hiddenInMessages()
+            .check(SqlDialect::urlProblem, "a JDBC URL such as " + SqlDialect.SUPPORTED_URLS)
             .description("JDBC URL of the PostgreSQL or MariaDB database (jdbc:mysql:// URLs are served by the "
                     + "MariaDB driver).");
 
     public static final Option<String> USER = Option.stringOption("user")
             .description("Database user; omit to use the URL's or the driver's default.");
 
-    // Never echoed: this option has no validation, so no error message can repeat its value.
-    public static final Option<String> PASSWORD = Option.stringOption("password")
+    // Never echoed: this option has no validation, and should it get one, its messages leave the value out.
+    public static final Option<String> PASSWORD = Option.stringOption("password").hiddenInMessages()
             .description("Database password; never logged.");
 
     public static final Option<String> TABLE = Option.stringOption("table").required()

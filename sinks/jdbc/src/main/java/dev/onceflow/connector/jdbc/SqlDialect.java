@@ -24,6 +24,33 @@ sealed interface SqlDialect permits PostgresDialect, MariaDbDialect {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Which part of {@code url} keeps every dialect from serving it, or null if one does. Repeats
+     * no more of the URL than its database name after {@code jdbc:} (a few letters): the rest may
+     * hold a user and password, in the query or before an '@'.
+     */
+    static String urlProblem(String url) {
+        if (forUrl(url).isPresent()) {
+            return null;
+        }
+        if (!url.startsWith("jdbc:")) {
+            return "does not start with 'jdbc:'";
+        }
+        int colon = url.indexOf(':', "jdbc:".length());
+        String database = colon < 0 ? "" : url.substring("jdbc:".length(), colon);
+        if (!database.matches("[A-Za-z0-9]{1,20}")) {
+            return "names no database after 'jdbc:' (such as postgresql or mariadb)";
+        }
+        String prefix = "jdbc:" + database + ":";
+        if (!List.of("postgresql", "mariadb", "mysql").contains(database)) {
+            return "is for '" + prefix + "', a database this sink does not write to";
+        }
+        if (!url.startsWith(prefix + "//")) {
+            return "has no '//' and host after '" + prefix + "'";
+        }
+        return "names no host after '" + prefix + "//'";
+    }
+
     /** What the URL must look like, for error messages. */
     String SUPPORTED_URLS = "jdbc:postgresql://host:5432/database or jdbc:mariadb://host:3306/database";
 

@@ -7,6 +7,7 @@ import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -115,6 +116,26 @@ class JdbcSinkFactoryTest {
                 .hasMessageContaining("option 'transaction-timeout'");
         assertThatThrownBy(() -> validate(with("id-column", ""))).isInstanceOf(OptionException.class)
                 .hasMessageContaining("option 'id-column'");
+    }
+
+    /** The url option repeated the whole URL on a validation error, password= included. */
+    @Test
+    void aWrongUrlSaysWhichPartIsWrongWithoutRepeatingIt() {
+        Map<String, String> problems = new LinkedHashMap<>();
+        problems.put("jdbc:sqlserver://db:1433;user=sa;password=hunter2", "is for 'jdbc:sqlserver:', a database this sink"
+                + " does not write to");
+        problems.put("jdbc:oracle:thin:app/hunter2@db:1521/app", "is for 'jdbc:oracle:', a database this sink does not"
+                + " write to");
+        problems.put("postgresql://app:hunter2@db/app", "does not start with 'jdbc:'");
+        problems.put("jdbc:postgresql:app?user=app&password=hunter2", "has no '//' and host after 'jdbc:postgresql:'");
+        problems.put("jdbc:mariadb://", "names no host after 'jdbc:mariadb://'");
+        problems.put("jdbc:?password=hunter2", "names no database after 'jdbc:' (such as postgresql or mariadb)");
+
+        problems.forEach((url, problem) -> assertThatThrownBy(() -> validate(Map.of("url", url, "table", "events")))
+                .as(url).isInstanceOf(OptionException.class)
+                .hasMessage("sink 'jdbc': option 'url' " + problem + "; expected a JDBC URL such as "
+                        + SqlDialect.SUPPORTED_URLS + " (the value is not shown: it may hold a password)")
+                .message().doesNotContain("hunter2"));
     }
 
     @Test
