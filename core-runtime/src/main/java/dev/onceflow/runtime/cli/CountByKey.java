@@ -13,12 +13,15 @@ import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.row.TextValues;
 import dev.onceflow.spi.serialization.Serializers;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The {@code count-by-key} step: emits each row with the running count of its key in the count
- * field. Because the count is checkpointed state, lost or doubled state after a crash shows up as a
- * wrong count.
+ * field, which it adds to the rows (a {@code long not null} after the input's fields) unless they
+ * have a long field of that name, which it then sets. Because the count is checkpointed state,
+ * lost or doubled state after a crash shows up as a wrong count.
  *
  * <p>State is keyed by the text of the key field ({@link TextValues}), so jobs that counted events by
  * their {@code key} restore their counts.
@@ -28,19 +31,23 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
     static final Option<String> KEY = Option.stringOption("key").defaultValue("key")
             .description("The field to count by: any scalar field; a record whose key is null fails the job.");
     static final Option<String> COUNT = Option.stringOption("count").defaultValue("count")
-            .description("The field that receives the running count: a long field of the input.");
+            .description("The field that receives the running count: a long field of the input, or a new field "
+                    + "added after the input's fields.");
 
     static final List<Option<?>> OPTIONS = List.of(KEY, COUNT);
 
-    private final int countPosition;
+    private final Fields fields;
     private ValueState<Long> count;
 
-    private CountByKey(int countPosition) {
-        this.countPosition = countPosition;
+    private CountByKey(Fields fields) {
+        this.fields = fields;
     }
 
-    /** The step's key and count fields in {@code schema}, checked before the job runs. */
-    record Fields(int key, DataType keyType, int count) {
+    /**
+     * The step's key and count fields in the input schema, checked before the job runs, and the
+     * schema of its output.
+     */
+    record Fields(int key, DataType keyType, int count, Schema output) {
 
         static Fields of(Schema schema, OptionValues options, String owner) {
             String keyName = options.get(KEY);
@@ -51,13 +58,28 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
                 throw new OptionException(owner + ": key field '" + keyName + "' is a " + key.type()
                         + "; counting by key needs a scalar field");
             }
-            Field count = schema.field(countName).orElseThrow(() -> new OptionException(owner + ": count field '"
-                    + countName + "' is not a field of the input; fields: " + String.join(", ", schema.names())));
-            if (count.type().kind() != DataType.Kind.LONG) {
-                throw new OptionException(owner + ": count field '" + countName + "' is a " + count.type()
-                        + "; the running count needs a long field");
+            Optional<Field> count = schema.field(countName);
+            if (count.isEmpty()) {
+                List<Field> output = new ArrayList<>(schema.fields());
+                output.add(Field.of(countName, DataType.LONG.notNull()));
+                return new Fields(schema.position(keyName), key.type(), schema.size(),
+                        Schema.of(output, schema.primaryKey()));
             }
-            return new Fields(schema.position(keyName), key.type(), schema.position(countName));
+            if (count.get().type().kind() != DataType.Kind.LONG) {
+                throw new OptionException(owner + ": count field '" + countName + "' is a " + count.get().type()
+                        + "; the running count needs a long field, or a name that is not a field of the input");
+            }
+            return new Fields(schema.position(keyName), key.type(), schema.position(countName), schema);
+        }
+
+        /** {@code row} with its key's count. */
+        Row counted(Row row, long value) {
+            if (count < row.arity()) {
+                return row.with(count, value);
+            }
+            Object[] values = java.util.Arrays.copyOf(row.values(), row.arity() + 1);
+            values[count] = value;
+            return Row.of(output, values);
         }
 
         /** The key of {@code row}: its key field's text. */
@@ -71,7 +93,7 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
         }
 
         CountByKey function() {
-            return new CountByKey(count);
+            return new CountByKey(this);
         }
     }
 
@@ -85,6 +107,6 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
         Long previous = count.value();
         long next = previous == null ? 1 : previous + 1;
         count.update(next);
-        out.collect(value.with(countPosition, next));
+        out.collect(fields.counted(value, next));
     }
 }

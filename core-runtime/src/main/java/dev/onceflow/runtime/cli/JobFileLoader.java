@@ -315,6 +315,7 @@ public final class JobFileLoader {
                     CountByKey.Fields fields = CountByKey.Fields.of(schema,
                             OptionValues.validate(owner, raw(step.options()), CountByKey.OPTIONS), owner);
                     stream = stream.keyBy(fields::keyOf, Serializers.STRING).process(fields::function);
+                    schema = fields.output();
                 }
                 stream.uid(step.uid() != null ? step.uid() : step.type() + "-" + i)
                         .recordSerializer(RowSerializer.of(schema));
@@ -349,7 +350,8 @@ public final class JobFileLoader {
             description.append(" -> ").append(sinkFactory.identifier());
             env.plan(); // validates uids and parallelism now, not when the job starts
         } catch (OptionException e) {
-            throw new JobFileException(e.getMessage());
+            // options name the file themselves; what a factory finds (a field, a format) does not
+            throw new JobFileException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage());
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new JobFileException(where + ": " + e.getMessage());
         }

@@ -57,8 +57,56 @@ class JobFileLoaderTest {
         assertThat(job.environment().checkpointConfig().interval()).isEqualTo(Duration.ofMillis(100));
         assertThat(job.environment().checkpointConfig().mode()).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
         assertThat(job.environment().checkpointConfig().directory()).isEqualTo(CheckpointLocation.of(dir.resolve("checkpoints")));
-        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "count", "sink");
+        // datagen yields events: "source-rows" makes them rows, chained into the source's task;
+        // the filesystem sink writes rows itself
+        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "source-rows", "count", "sink");
         assertThat(job.environment().plan().stages()).extracting(s -> s.parallelism()).containsExactly(2, 2);
+    }
+
+    @Test
+    void aSourceThatMakesItsOwnRowsRefusesAFormatAndAnotherSchema() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  format: json\n")))
+                .endsWith(": source 'datagen' takes no format; remove its format:");
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  schema: {fields: {id: string}}\n")))
+                .endsWith(": source 'datagen' yields events, rows of row<id string not null, key string not null, "
+                        + "payload string not null, count long not null> primary key (id); remove the job file's schema");
+    }
+
+    @Test
+    void aFormatIsFoundByNameAndItsOptionsAreChecked() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n", "  type: filesystem\n  format: yaml\n")))
+                .contains(": sink 'filesystem': no format 'yaml' on the classpath or in plugins/; available: event");
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n",
+                "  type: filesystem\n  format: {type: event, options: {quote: x}}\n")))
+                .contains(": sink 'filesystem' format 'event': unknown option 'quote'");
+    }
+
+    @Test
+    void aSchemaFieldOfAnUnknownTypeIsNamedWithThePositionInItsType() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n",
+                "  type: datagen\n  schema: {fields: {id: 'decimal(12'}}\n")))
+                .endsWith(": source 'datagen' schema field 'id': type 'decimal(12': expected ',' at position 11");
+    }
+
+    @Test
+    void aSinkTakesTheSchemaOfItsInput() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n",
+                "  type: filesystem\n  schema: {fields: {id: string}}\n")))
+                .endsWith(": sink 'filesystem' takes the schema of its input; remove its schema:");
+    }
+
+    @Test
+    void countByKeyNamesAMissingKeyFieldAndAddsANewCountFieldWhichTheSinksFormatMustFit() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "    uid: count\n", "    uid: count\n    options: {key: customer}\n")))
+                .endsWith(": steps[0] 'count-by-key': key field 'customer' is not a field of the input; fields: id, key, "
+                        + "payload, count");
+        assertThat(errorFor(JobFiles.validWith(dir, "    uid: count\n", "    uid: count\n    options: {key: payload, count: id}\n")))
+                .endsWith(": steps[0] 'count-by-key': count field 'id' is a string not null; the running count needs a "
+                        + "long field, or a name that is not a field of the input");
+        // a new field "n" after the event's four: the event lines of the default format cannot hold it
+        assertThat(errorFor(JobFiles.validWith(dir, "    uid: count\n", "    uid: count\n    options: {count: n}\n")))
+                .contains(": sink 'filesystem': format 'event': the schema must be row<id string not null,")
+                .endsWith("; field 'n' does not fit");
     }
 
     @Test
