@@ -20,7 +20,8 @@ import org.apache.kafka.common.IsolationLevel;
 
 /**
  * Kafka topic partitions, replayable by offset: one split per partition, whose position is the
- * next offset to read. Each record's value is one {@link dev.onceflow.spi.record.EventFormat} line.
+ * next offset to read. A {@link KafkaRecordDecoding} makes the source's records of Kafka's: events (each
+ * value one {@link dev.onceflow.spi.record.EventFormat} line) by default, or rows in a format.
  *
  * <p><b>Continuous</b> (default): the enumerator looks for new partitions and (with a pattern)
  * new topics every discovery interval; those are read from their earliest offset. The source never
@@ -36,7 +37,7 @@ import org.apache.kafka.common.IsolationLevel;
  * <p>Immutable; holds settings only. Connections belong to the enumerator (an admin client) and
  * the readers (one consumer each).
  */
-public final class KafkaSource implements ReplayableSource<Event, KafkaSplit, KafkaEnumeratorState> {
+public final class KafkaSource<T> implements ReplayableSource<T, KafkaSplit, KafkaEnumeratorState> {
 
     /** The discovery interval when none is set. */
     public static final Duration DEFAULT_DISCOVERY_INTERVAL = Duration.ofSeconds(10);
@@ -49,8 +50,10 @@ public final class KafkaSource implements ReplayableSource<Event, KafkaSplit, Ka
     private final CommittedOffsetsFallback committedFallback;
     private final boolean bounded;
     private final Duration discoveryInterval;
+    private final KafkaRecordDecoding<T> decoding;
 
-    private KafkaSource(Builder b) {
+    private KafkaSource(Builder b, KafkaRecordDecoding<T> decoding) {
+        this.decoding = decoding;
         this.client = new KafkaClientProperties(b.bootstrapServers, b.groupId, b.isolationLevel, b.properties);
         this.topics = b.topics;
         this.topicPattern = b.topicPattern;
@@ -84,8 +87,8 @@ public final class KafkaSource implements ReplayableSource<Event, KafkaSplit, Ka
     }
 
     @Override
-    public SourceReader<Event, KafkaSplit> createReader(SourceReaderContext context) {
-        return new KafkaSourceReader(context, client);
+    public SourceReader<T, KafkaSplit> createReader(SourceReaderContext context) {
+        return new KafkaSourceReader<>(context, client, decoding);
     }
 
     @Override
@@ -249,10 +252,21 @@ public final class KafkaSource implements ReplayableSource<Event, KafkaSplit, Ka
         }
 
         /**
+         * A source of events, each record's value one event line.
+         *
          * @throws IllegalArgumentException with a one-line message if the settings do not fit
          *     together (no topics, both a list and a pattern, a missing timestamp or group id)
          */
-        public KafkaSource build() {
+        public KafkaSource<Event> build() {
+            return build(KafkaRecordDecoding.events());
+        }
+
+        /**
+         * A source of the records {@code decoding} makes of Kafka records, such as rows in a format.
+         *
+         * @throws IllegalArgumentException as {@link #build()}
+         */
+        public <T> KafkaSource<T> build(KafkaRecordDecoding<T> decoding) {
             if ((topics == null) == (topicPattern == null)) {
                 throw new IllegalArgumentException(topics == null
                         ? "set either 'topics' or 'topic-pattern'"
@@ -274,7 +288,7 @@ public final class KafkaSource implements ReplayableSource<Event, KafkaSplit, Ka
             if (discoveryInterval == null) {
                 discoveryInterval = bounded ? Duration.ZERO : DEFAULT_DISCOVERY_INTERVAL;
             }
-            return new KafkaSource(this);
+            return new KafkaSource<>(this, Objects.requireNonNull(decoding, "decoding"));
         }
     }
 }

@@ -4,13 +4,19 @@ import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import org.apache.kafka.common.IsolationLevel;
 
 /**
@@ -22,6 +28,8 @@ import org.apache.kafka.common.IsolationLevel;
  * setting's name is refused before anything runs, like any unknown option.
  */
 public final class KafkaSourceFactory implements SourceFactory {
+
+    private static final String OWNER = "source 'kafka'";
 
     /** Prefix of the options passed to the Kafka clients as they are. */
     public static final String PROPERTIES_PREFIX = PassThroughSettings.PREFIX;
@@ -72,6 +80,13 @@ public final class KafkaSourceFactory implements SourceFactory {
             .description("Consumer group the positions of completed checkpoints are committed to (monitoring "
                     + "only, never used to restore); read by starting-offsets COMMITTED.");
 
+    public static final Option<String> METADATA_FIELDS = Option.stringOption("metadata-fields")
+            .validate(KafkaSourceFactory::validMetadata, "names among topic, partition, offset, timestamp, separated "
+                    + "by commas")
+            .description("Fields added after the record's own, in this order, from its place in Kafka: topic (string), "
+                    + "partition (int), offset (long), timestamp (timestamptz, the broker's). Topic, partition and "
+                    + "offset identify a record, also on replay. Not with the event format.");
+
     /** One option per Kafka consumer setting that may be passed through. */
     static final List<Option<String>> PROPERTIES = PassThroughSettings.options(KafkaClientProperties.passThroughKeys(),
             "consumer", "source");
@@ -83,16 +98,50 @@ public final class KafkaSourceFactory implements SourceFactory {
 
     @Override
     public String description() {
-        return "Reads events (one id,key,count,payload line per record value) from Kafka topic partitions, "
-                + "replayable by offset, bounded or continuous with partition discovery.";
+        return "Reads records (each record's value in a format: event lines by default) from Kafka topic "
+                + "partitions, replayable by offset, bounded or continuous with partition discovery.";
     }
 
     @Override
     public List<Option<?>> options() {
         List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPICS, TOPIC_PATTERN, STARTING_OFFSETS,
-                STARTING_TIMESTAMP, COMMITTED_OFFSETS_FALLBACK, BOUNDED, DISCOVERY_INTERVAL, ISOLATION_LEVEL, GROUP_ID));
+                STARTING_TIMESTAMP, COMMITTED_OFFSETS_FALLBACK, BOUNDED, DISCOVERY_INTERVAL, ISOLATION_LEVEL, GROUP_ID,
+                METADATA_FIELDS));
         options.addAll(PROPERTIES);
         return options;
+    }
+
+    /** Event lines, as every job read before rows, unless the job file names a format. */
+    @Override
+    public Optional<String> defaultFormat() {
+        return Optional.of("event");
+    }
+
+    /** Rows: each record's value decoded in the job's format, then the metadata fields asked for. */
+    @Override
+    public RowSource<?> createRowSource(Context context) {
+        Format format = context.format().orElseThrow();
+        OptionValues options = context.options();
+        List<KafkaRecordDecoding.Metadata> metadata = metadata(options);
+        if (format.identifier().equals("event") && context.declaredSchema().isEmpty()) {
+            if (!metadata.isEmpty()) {
+                throw new OptionException(OWNER + ": option 'metadata-fields' adds fields to rows, which events cannot "
+                        + "hold; name a format such as json");
+            }
+            return SourceFactory.super.createRowSource(context);
+        }
+        Schema valueSchema = format.schema(context.declaredSchema(), OWNER);
+        KafkaRecordDecoding<Row> decoding;
+        try {
+            decoding = KafkaRecordDecoding.rows(format, valueSchema, metadata);
+        } catch (OptionException e) {
+            throw new OptionException(e.getMessage().startsWith(OWNER) ? e.getMessage() : OWNER + ": " + e.getMessage());
+        }
+        try {
+            return RowSource.ofRows(KafkaRecordDecoding.schema(valueSchema, metadata), builder(options).build(decoding));
+        } catch (IllegalArgumentException e) {
+            throw new OptionException(OWNER + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -102,24 +151,39 @@ public final class KafkaSourceFactory implements SourceFactory {
     @Override
     public ReplayableSource<Event, ?, ?> createSource(OptionValues options) {
         try {
-            KafkaSource.Builder builder = KafkaSource.builder(options.get(BOOTSTRAP_SERVERS))
-                    .startingOffsets(options.get(STARTING_OFFSETS))
-                    .committedOffsetsFallback(options.get(COMMITTED_OFFSETS_FALLBACK))
-                    .bounded(options.get(BOUNDED))
-                    .isolationLevel(options.get(ISOLATION_LEVEL))
-                    .groupId(options.getOptional(GROUP_ID).orElse(null));
-            options.getOptional(TOPICS).ifPresent(t -> builder.topics(Arrays.stream(t.split(",")).map(String::trim)
-                    .toList()));
-            options.getOptional(TOPIC_PATTERN).ifPresent(builder::topicPattern);
-            options.getOptional(STARTING_TIMESTAMP).ifPresent(builder::startingTimestamp);
-            options.getOptional(DISCOVERY_INTERVAL).ifPresent(builder::discoveryInterval);
-            for (Option<String> property : PROPERTIES) {
-                options.getOptional(property).ifPresent(
-                        value -> builder.property(property.key().substring(PROPERTIES_PREFIX.length()), value));
-            }
-            return builder.build();
+            return builder(options).build();
         } catch (IllegalArgumentException e) {
-            throw new OptionException("source 'kafka': " + e.getMessage());
+            throw new OptionException(OWNER + ": " + e.getMessage());
         }
+    }
+
+    private static KafkaSource.Builder builder(OptionValues options) {
+        KafkaSource.Builder builder = KafkaSource.builder(options.get(BOOTSTRAP_SERVERS))
+                .startingOffsets(options.get(STARTING_OFFSETS))
+                .committedOffsetsFallback(options.get(COMMITTED_OFFSETS_FALLBACK))
+                .bounded(options.get(BOUNDED))
+                .isolationLevel(options.get(ISOLATION_LEVEL))
+                .groupId(options.getOptional(GROUP_ID).orElse(null));
+        options.getOptional(TOPICS).ifPresent(t -> builder.topics(Arrays.stream(t.split(",")).map(String::trim)
+                .toList()));
+        options.getOptional(TOPIC_PATTERN).ifPresent(builder::topicPattern);
+        options.getOptional(STARTING_TIMESTAMP).ifPresent(builder::startingTimestamp);
+        options.getOptional(DISCOVERY_INTERVAL).ifPresent(builder::discoveryInterval);
+        for (Option<String> property : PROPERTIES) {
+            options.getOptional(property).ifPresent(
+                    value -> builder.property(property.key().substring(PROPERTIES_PREFIX.length()), value));
+        }
+        return builder;
+    }
+
+    private static List<KafkaRecordDecoding.Metadata> metadata(OptionValues options) {
+        return options.getOptional(METADATA_FIELDS).map(list -> Arrays.stream(list.split(","))
+                .map(name -> KafkaRecordDecoding.Metadata.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList())
+                .orElse(List.of());
+    }
+
+    private static boolean validMetadata(String list) {
+        return Arrays.stream(list.split(",")).map(String::trim).allMatch(name -> Arrays.stream(
+                KafkaRecordDecoding.Metadata.values()).anyMatch(m -> m.fieldName().equals(name)));
     }
 }

@@ -1,16 +1,11 @@
 package dev.onceflow.connector.kafka;
 
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventFormat;
+import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
 import dev.onceflow.spi.source.SourceReaderContext;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,11 +41,12 @@ import org.slf4j.LoggerFactory;
  * {@code read_committed}). That is what lets a bounded split whose last offset is a commit marker
  * finish: it is finished when its position reaches its stopping offset; records are never counted.
  *
- * <p><b>Failures, never skips.</b> A record that is not one {@link EventFormat} line (or has no
- * value, or is not UTF-8) fails the reader, naming its partition and offset. An offset out of
+ * <p><b>Failures, never skips.</b> A record that its {@link KafkaRecordDecoding} cannot decode (no
+ * value, bytes not in the format, a field that does not fit) fails the reader, naming its partition
+ * and offset. An offset out of
  * range (deleted by retention, topic recreated) fails the reader too.
  */
-final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
+final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSourceReader.class);
 
@@ -61,6 +57,8 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
 
     private final SourceReaderContext context;
     private final KafkaClientProperties client;
+    private final KafkaRecordDecoding<T> decoding;
+    private final KafkaRecordDecoding.Decoder<T> decoder;
     /** Unfinished splits with their current positions, by partition. */
     private final Map<TopicPartition, KafkaSplit> splits = new LinkedHashMap<>();
     /** Positions snapshotted per checkpoint, committed to the group when the checkpoint completes. */
@@ -69,9 +67,11 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
     private Iterator<ConsumerRecord<byte[], byte[]>> returned;
     private boolean noMoreSplits;
 
-    KafkaSourceReader(SourceReaderContext context, KafkaClientProperties client) {
+    KafkaSourceReader(SourceReaderContext context, KafkaClientProperties client, KafkaRecordDecoding<T> decoding) {
         this.context = context;
         this.client = client;
+        this.decoding = decoding;
+        this.decoder = decoding.newDecoder();
     }
 
     @Override
@@ -80,7 +80,7 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<Event> output) throws IOException {
+    public InputStatus pollNext(ReaderOutput<T> output) throws IOException {
         if (splits.isEmpty()) {
             return noMoreSplits ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
         }
@@ -96,7 +96,7 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
             if (split == null || record.offset() < split.offset() || record.offset() >= split.stoppingOffset()) {
                 continue;
             }
-            Event event = decode(record, partition);
+            T event = decode(record, partition);
             // The broker's timestamp (create or append time) becomes the record's event time; -1
             // means the record has none (a very old message format).
             if (record.timestamp() >= 0) {
@@ -155,25 +155,13 @@ final class KafkaSourceReader implements SourceReader<Event, KafkaSplit> {
         }
     }
 
-    private static Event decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition) throws IOException {
-        if (record.value() == null) {
-            throw new IOException("cannot read the record at offset " + record.offset() + " of partition " + partition
-                    + ": it has no value (a tombstone); each record value must be one event line id,key,count,payload");
-        }
-        String line;
+    private T decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition) throws IOException {
         try {
-            line = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(record.value())).toString();
-        } catch (CharacterCodingException e) {
-            throw new IOException("cannot read the record at offset " + record.offset() + " of partition " + partition
-                    + ": its value is not UTF-8 text", e);
-        }
-        try {
-            return EventFormat.parse(line);
-        } catch (IllegalArgumentException e) {
+            return decoder.decode(record);
+        } catch (MalformedRecordException e) {
             // Never skip a bad record: a silently dropped record is exactly what this project forbids.
             throw new IOException("cannot read the record at offset " + record.offset() + " of partition " + partition
-                    + " as an event: " + e.getMessage(), e);
+                    + " (format " + decoding + "): " + e.getMessage(), e);
         }
     }
 

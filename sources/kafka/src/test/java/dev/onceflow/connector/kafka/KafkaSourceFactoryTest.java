@@ -3,13 +3,22 @@ package dev.onceflow.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.format.event.EventFormatFactory;
+import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.format.Format;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.Boundedness;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
@@ -146,6 +155,51 @@ class KafkaSourceFactoryTest {
     private void assertRefused(Map<String, String> raw, String message) {
         OptionValues values = validate(withServers(raw));
         assertThatThrownBy(() -> factory.createSource(values)).isInstanceOf(OptionException.class).hasMessage(message);
+    }
+
+    @Test
+    void metadataFieldsFollowTheValuesFieldsAndNeedAFormatOfRows() {
+        assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "metadata-fields", "topic, key"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessageContaining("expected names among topic, partition, offset, timestamp, separated by commas");
+
+        OptionValues values = validate(withServers(Map.of("topics", "a", "metadata-fields", "offset, topic")));
+        assertThatThrownBy(() -> factory.createRowSource(context(values, new Format(new EventFormatFactory(),
+                OptionValues.validate("format 'event'", Map.of(), List.of())), Optional.empty())))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("source 'kafka': option 'metadata-fields' adds fields to rows, which events cannot hold; "
+                        + "name a format such as json");
+
+        Format raw = new Format(new RawFormatFactory(), OptionValues.validate("format 'raw'", Map.of(),
+                new RawFormatFactory().options()));
+        RowSource<?> source = factory.createRowSource(context(values, raw, Optional.empty()));
+        assertThat(source.schema()).hasToString("row<value string not null, offset long not null, topic string not null>");
+
+        Schema clash = Schema.of(Field.of("offset", DataType.STRING.notNull()));
+        Format rawNamedOffset = new Format(new RawFormatFactory(), OptionValues.validate("format 'raw'",
+                Map.of("field", "offset"), new RawFormatFactory().options()));
+        assertThatThrownBy(() -> factory.createRowSource(context(values, rawNamedOffset, Optional.of(clash))))
+                .hasMessage("source 'kafka': metadata field 'offset' has the name of a field of the records' schema; "
+                        + "rename that field");
+    }
+
+    private static SourceFactory.Context context(OptionValues options, Format format, Optional<Schema> schema) {
+        return new SourceFactory.Context() {
+            @Override
+            public OptionValues options() {
+                return options;
+            }
+
+            @Override
+            public Optional<Schema> declaredSchema() {
+                return schema;
+            }
+
+            @Override
+            public Optional<Format> format() {
+                return Optional.of(format);
+            }
+        };
     }
 
     private static Map<String, String> withServers(Map<String, String> raw) {

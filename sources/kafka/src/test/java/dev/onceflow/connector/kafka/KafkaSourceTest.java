@@ -260,7 +260,7 @@ class KafkaSourceTest {
         try (SourceDriver driver = SourceDriver.start(source(topic).bounded(true).build(), 1)) {
             assertThatThrownBy(() -> driver.runToEnd(TIMEOUT))
                     .isInstanceOf(IOException.class)
-                    .hasMessage("cannot read the record at offset 2 of partition " + topic + "-0 as an event: "
+                    .hasMessage("cannot read the record at offset 2 of partition " + topic + "-0 (format event): "
                             + "expected 4 fields id,key,count,payload but found 1 in line: not an event");
             assertThat(driver.output).extracting(Event::id).containsExactly("0", "1");
         }

@@ -29,7 +29,7 @@ final class SourceDriver implements AutoCloseable {
     record Checkpoint(byte[] enumeratorState, List<byte[]> splits) {
     }
 
-    private final KafkaSource source;
+    private final KafkaSource<Event> source;
     private final int parallelism;
     private final Map<Integer, List<KafkaSplit>> undelivered = new HashMap<>();
     private final Set<Integer> endSignals = new HashSet<>();
@@ -52,7 +52,7 @@ final class SourceDriver implements AutoCloseable {
         }
     };
 
-    private SourceDriver(KafkaSource source, int parallelism, Checkpoint restoreFrom) throws Exception {
+    private SourceDriver(KafkaSource<Event> source, int parallelism, Checkpoint restoreFrom) throws Exception {
         this.source = source;
         this.parallelism = parallelism;
         Context context = new Context();
@@ -93,11 +93,11 @@ final class SourceDriver implements AutoCloseable {
         }
     }
 
-    static SourceDriver start(KafkaSource source, int parallelism) throws Exception {
+    static SourceDriver start(KafkaSource<Event> source, int parallelism) throws Exception {
         return new SourceDriver(source, parallelism, null);
     }
 
-    static SourceDriver restore(KafkaSource source, int parallelism, Checkpoint checkpoint) throws Exception {
+    static SourceDriver restore(KafkaSource<Event> source, int parallelism, Checkpoint checkpoint) throws Exception {
         return new SourceDriver(source, parallelism, checkpoint);
     }
 
