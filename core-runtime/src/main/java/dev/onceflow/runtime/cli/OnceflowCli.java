@@ -322,7 +322,7 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "connectors", mixinStandardHelpOptions = true, description = "Lists the connectors found and their options.")
+    @Command(name = "connectors", mixinStandardHelpOptions = true, description = "Lists the connectors and formats found and their options.")
     static final class ListConnectors implements Callable<Integer> {
 
         @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")
@@ -337,6 +337,7 @@ public final class OnceflowCli {
             PrintWriter out = spec.commandLine().getOut();
             connectors.sources().forEach((id, f) -> print(out, "source", id, f.description(), f.options()));
             connectors.sinks().forEach((id, f) -> print(out, "sink", id, f.description(), f.options()));
+            connectors.formats().forEach((id, f) -> print(out, "format", id, f.description(), f.options()));
             return 0;
         }
 

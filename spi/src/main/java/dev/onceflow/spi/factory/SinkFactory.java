@@ -37,8 +37,9 @@ public interface SinkFactory {
 
     /**
      * Creates the sink a job file describes, for rows of {@link Context#inputSchema()}, after
-     * checking that they fit. The default is the sink of {@link #createSink events}, for input rows
-     * with exactly the event's fields ({@link EventRows#fromSchema}).
+     * checking that they fit: ROW-4, a field the sink would not write is an error, never dropped.
+     * The default is the sink of {@link #createSink events}, for input rows with exactly the event's
+     * fields ({@link EventRows#fromSchema}).
      *
      * @throws OptionException with one line naming what does not fit (an option, the format, a
      *     missing, extra or mistyped field); the job does not start

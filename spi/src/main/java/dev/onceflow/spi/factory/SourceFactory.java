@@ -39,9 +39,9 @@ public interface SourceFactory {
     }
 
     /**
-     * Creates the source a job file describes, with the schema of its rows. The default is the
-     * source of {@link #createSource events}, as rows of {@link EventRows#SCHEMA}, for a source
-     * that takes no format and no declared schema.
+     * Creates the source a job file describes, with the schema of every row it yields (ROW-4). The
+     * default is the source of {@link #createSource events}, as rows of {@link EventRows#SCHEMA},
+     * for a source that takes no format and no declared schema.
      *
      * @throws OptionException with one line naming what does not fit (an option, the format, a
      *     field of the declared schema); the job does not start
