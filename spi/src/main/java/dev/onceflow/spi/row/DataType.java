@@ -298,7 +298,7 @@ public final class DataType {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DataType t && kind == t.kind && nullable == t.nullable && precision == t.precision
+        return this == o || o instanceof DataType t && kind == t.kind && nullable == t.nullable && precision == t.precision
                 && scale == t.scale && Objects.equals(element, t.element) && Objects.equals(value, t.value)
                 && Objects.equals(schema, t.schema);
     }

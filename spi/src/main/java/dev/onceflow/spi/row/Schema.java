@@ -55,7 +55,8 @@ public final class Schema {
         }
         this.fields = List.copyOf(withKey);
         this.primaryKey = List.copyOf(primaryKey);
-        this.positions = Map.copyOf(byName);
+        // a HashMap, not Map.copyOf: String caches its hash, and formats look names up per value
+        this.positions = java.util.Collections.unmodifiableMap(byName);
     }
 
     /**
@@ -140,7 +141,8 @@ public final class Schema {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Schema s && fields.equals(s.fields) && primaryKey.equals(s.primaryKey);
+        // rows are checked against their field's schema per value, mostly the very same instance
+        return this == o || o instanceof Schema s && fields.equals(s.fields) && primaryKey.equals(s.primaryKey);
     }
 
     @Override

@@ -52,6 +52,36 @@ class TextValuesTest {
                 .isEqualTo("2026-12-06T10:00:00Z");
     }
 
+    /** The shortcut for the common form must read exactly what java.time reads, and leave the rest to it. */
+    @Test
+    void timestampsReadTheSameAsJavaTimeReadsThem() {
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 20_000; i++) {
+            Instant instant = Instant.ofEpochSecond(random.nextLong(-62_135_596_800L, 253_402_300_799L),
+                    random.nextInt(4) == 0 ? 0 : random.nextInt(1_000_000_000));
+            String text = TextValues.format(DataType.TIMESTAMP_TZ, instant);
+            assertThat(TextValues.parse(DataType.TIMESTAMP_TZ, text)).as(text).isEqualTo(instant)
+                    .isEqualTo(java.time.OffsetDateTime.parse(text).toInstant());
+            LocalDateTime local = LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(),
+                    java.time.ZoneOffset.UTC);
+            String localText = TextValues.format(DataType.TIMESTAMP, local);
+            assertThat(TextValues.parse(DataType.TIMESTAMP, localText)).as(localText).isEqualTo(local)
+                    .isEqualTo(LocalDateTime.parse(localText));
+        }
+        for (String text : new String[] {"2026-12-06T10:00Z", "2026-12-06T10:00:00.1Z", "2026-12-06T10:00:00.123456789Z", "2026-12-06T10:00:00.Z",
+                "+12026-12-06T10:00:00Z", "2026-12-06T10:00:00+01:00", "2026-12-06T10:00:00.000Z"}) {
+            assertThat(TextValues.parse(DataType.TIMESTAMP_TZ, text)).as(text)
+                    .isEqualTo(java.time.OffsetDateTime.parse(text).toInstant());
+        }
+        for (String text : new String[] {"2026-02-30T10:00:00Z", "2026-12-06T24:00:00Z", "2026-12-06T10:00:00.1234567891Z",
+                "2026-12-06T10:0:00Z", "2026-12-06X10:00:00Z", "2026-12-06T10:00:00"}) {
+            assertThatThrownBy(() -> TextValues.parse(DataType.TIMESTAMP_TZ, text)).as(text)
+                    .hasMessage("'" + text + "' is not a timestamptz");
+        }
+        assertThatThrownBy(() -> TextValues.parse(DataType.TIMESTAMP, "2026-02-30 10:00"))
+                .hasMessage("'2026-02-30 10:00' is not a timestamp");
+    }
+
     @Test
     void badTextIsOneLineAndAbbreviated() {
         assertThatThrownBy(() -> TextValues.parse(DataType.INT.notNull(), "12x")).hasMessage("'12x' is not a int");

@@ -60,9 +60,13 @@ final class JsonRowDecoder implements RowDecoder {
         Object[] values = new Object[rowSchema.size()];
         boolean[] seen = new boolean[values.length];
         JsonToken token;
+        int expected = 0;
         while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
-            int position = rowSchema.indexOf(name);
+            // members mostly come in schema order (every writer of a schema writes them so): try the next field first
+            int position = expected < values.length && rowSchema.field(expected).name().equals(name) ? expected
+                    : rowSchema.indexOf(name);
+            expected = position + 1;
             JsonToken valueToken = parser.nextToken();
             if (position < 0) {
                 if (failOnUnknownFields) {

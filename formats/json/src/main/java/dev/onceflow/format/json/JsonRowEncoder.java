@@ -1,6 +1,7 @@
 package dev.onceflow.format.json;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.row.DataType;
@@ -10,6 +11,7 @@ import dev.onceflow.spi.row.TextValues;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,6 +26,8 @@ final class JsonRowEncoder implements RowEncoder {
     private final Schema schema;
     /** Reused across records: one encoder belongs to one writer thread. */
     private final ByteArrayBuilder buffer = new ByteArrayBuilder(256);
+    /** Field names encoded once per schema (the top one and nested ones), not once per value. */
+    private final Map<Schema, SerializedString[]> names = new IdentityHashMap<>();
 
     JsonRowEncoder(Schema schema) {
         this.schema = schema;
@@ -41,16 +45,18 @@ final class JsonRowEncoder implements RowEncoder {
         return buffer.toByteArray();
     }
 
-    private static void writeRow(JsonGenerator generator, Schema rowSchema, Row row) throws IOException {
+    private void writeRow(JsonGenerator generator, Schema rowSchema, Row row) throws IOException {
+        SerializedString[] fieldNames = names.computeIfAbsent(rowSchema, s -> s.names().stream()
+                .map(SerializedString::new).toArray(SerializedString[]::new));
         generator.writeStartObject();
-        for (int i = 0; i < rowSchema.size(); i++) {
-            generator.writeFieldName(rowSchema.field(i).name());
+        for (int i = 0; i < fieldNames.length; i++) {
+            generator.writeFieldName(fieldNames[i]);
             writeValue(generator, rowSchema.field(i).type(), row.get(i));
         }
         generator.writeEndObject();
     }
 
-    private static void writeValue(JsonGenerator generator, DataType type, Object value) throws IOException {
+    private void writeValue(JsonGenerator generator, DataType type, Object value) throws IOException {
         if (value == null) {
             generator.writeNull();
             return;
