@@ -15,6 +15,10 @@ import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -58,9 +62,18 @@ public final class EventFormatFactory implements FormatFactory {
     @Override
     public RowDecoder createDecoder(Schema schema, OptionValues options) {
         checked(schema);
+        // strict, as the Kafka source always read event lines: malformed UTF-8 is an error, never U+FFFD
+        CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         return (bytes, offset, length) -> {
+            String line;
             try {
-                return EventRows.toRow(EventFormat.parse(new String(bytes, offset, length, StandardCharsets.UTF_8)));
+                line = utf8.decode(ByteBuffer.wrap(bytes, offset, length)).toString();
+            } catch (CharacterCodingException e) {
+                throw new MalformedRecordException("not UTF-8 text");
+            }
+            try {
+                return EventRows.toRow(EventFormat.parse(line));
             } catch (IllegalArgumentException e) {
                 throw new MalformedRecordException(e.getMessage());
             }

@@ -36,7 +36,8 @@ class EventFormatConformanceTest extends FormatConformanceSuite {
         return List.of(Malformed.text("1,key,3", "expected 4 fields id,key,count,payload but found 3"),
                 Malformed.text("1,key,three,payload", "count 'three' is not a number"),
                 Malformed.text("", "expected 4 fields"),
-                Malformed.text("1,\"key,3,payload", "unterminated quote"));
+                Malformed.text("1,\"key,3,payload", "unterminated quote"),
+                new Malformed(new byte[] {'1', ',', 'k', ',', '0', ',', (byte) 0xC3, '('}, "not UTF-8 text"));
     }
 
     @Override

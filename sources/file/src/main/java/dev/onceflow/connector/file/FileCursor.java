@@ -101,7 +101,7 @@ final class FileCursor<T> implements AutoCloseable {
     private void collect(ReaderOutput<T> output, LineReader.Line line) throws IOException {
         T record;
         try {
-            record = parser.parse(path.getName(), line.offset(), line.text());
+            record = parser.parse(path.getName(), line.offset(), line.bytes());
         } catch (MalformedRecordException e) {
             // Never skip a bad line: a silently dropped record is exactly what this project forbids.
             throw new IOException("cannot read " + format.name() + " line at byte offset " + line.offset() + " of file "

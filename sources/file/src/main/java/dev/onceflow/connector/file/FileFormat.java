@@ -3,6 +3,7 @@ package dev.onceflow.connector.file;
 import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
+import java.nio.charset.StandardCharsets;
 
 /** How a line of an input file becomes an {@link Event}. */
 public enum FileFormat implements LineDecoding<Event> {
@@ -54,7 +55,8 @@ public enum FileFormat implements LineDecoding<Event> {
     public Parser<Event> newParser() {
         return (fileName, offset, line) -> {
             try {
-                return toEvent(fileName, offset, line);
+                // UTF-8 with malformed bytes replaced, as event lines were always read
+                return toEvent(fileName, offset, new String(line, StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
                 throw new MalformedRecordException(e.getMessage());
             }

@@ -6,7 +6,6 @@ import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -31,14 +30,15 @@ public interface LineDecoding<T> {
     interface Parser<T> {
 
         /**
-         * The record of one line, without its line end.
+         * The record of one line's bytes, without its line end.
          *
          * @param fileName the file's name, for records whose identity is their position
          * @param offset the line's byte offset in the file
+         * @param line the line's bytes, which the parser may keep
          * @throws MalformedRecordException if the line is not a record, with the reason (the caller
          *     adds the file and the offset)
          */
-        T parse(String fileName, long offset, String line) throws MalformedRecordException;
+        T parse(String fileName, long offset, byte[] line) throws MalformedRecordException;
     }
 
     /** Rows of {@code schema} in {@code format}; checks now that the format can read them (FMT-4). */
@@ -60,7 +60,7 @@ public interface LineDecoding<T> {
             @Override
             public Parser<Row> newParser() {
                 RowDecoder decoder = format.createDecoder(schema);
-                return (fileName, offset, line) -> decoder.decode(line.getBytes(StandardCharsets.UTF_8));
+                return (fileName, offset, line) -> decoder.decode(line);
             }
 
             @Override

@@ -18,8 +18,17 @@ import java.util.Arrays;
  */
 final class LineReader {
 
-    /** One line without its terminator, and where it starts and where the next one starts. */
-    record Line(String text, long offset, long nextOffset) {
+    /**
+     * One line's bytes without its terminator, and where it starts and where the next one starts.
+     * Bytes, not text: a format decides how they are text (strictly, where it reads UTF-8), and the
+     * raw format's bytes pass unchanged.
+     */
+    record Line(byte[] bytes, long offset, long nextOffset) {
+
+        /** The line as UTF-8 text, malformed bytes replaced, as the event lines were always read. */
+        String text() {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
     }
 
     private final InputStream in;
@@ -98,8 +107,7 @@ final class LineReader {
     }
 
     private Line completeLine(long consumed) {
-        Line complete = new Line(new String(line, 0, lineLength, StandardCharsets.UTF_8), lineOffset,
-                lineOffset + consumed);
+        Line complete = new Line(Arrays.copyOf(line, lineLength), lineOffset, lineOffset + consumed);
         lineOffset += consumed;
         lineLength = 0;
         inQuotes = false;
