@@ -19,8 +19,8 @@ public enum LineBreaks {
 
     /**
      * Anywhere, unmarked (raw): a file holds one record per line only as long as no record holds a
-     * line break. A file sink fails on a record that does, naming it, rather than write a record
-     * that would read back as two.
+     * line break. A file sink fails the job on a record that does, naming the format, rather than
+     * write a record that would read back as two.
      */
     ANYWHERE
 }

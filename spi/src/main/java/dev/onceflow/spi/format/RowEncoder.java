@@ -9,7 +9,8 @@ import dev.onceflow.spi.row.Row;
  * <p><b>Caller and thread.</b> A connector's writer, on its own thread: one encoder per writer,
  * never called concurrently. Made by {@link FormatFactory#createEncoder}.
  *
- * <p><b>Guarantees.</b> Deterministic: equal rows encode to equal bytes (FMT-3), so a record
+ * <p><b>Guarantees.</b> Deterministic: equal rows, with map entries in the same order, encode to
+ * equal bytes (FMT-3), so a record
  * replayed after a crash is written exactly as the first time, which idempotent sinks and
  * checksummed files rely on. The row is of the schema the encoder was made for; rows are checked
  * when they are made (ROW-2), so encoding does not fail on a value.

@@ -76,8 +76,8 @@ public final class TextValues {
                 case BOOLEAN -> parseBoolean(text);
                 case INT -> Integer.parseInt(text);
                 case LONG -> Long.parseLong(text);
-                case FLOAT -> Float.parseFloat(text);
-                case DOUBLE -> Double.parseDouble(text);
+                case FLOAT -> (float) inRange(text, Float.parseFloat(text), type);
+                case DOUBLE -> inRange(text, Double.parseDouble(text), type);
                 case DECIMAL -> decimal(type, new BigDecimal(text));
                 case STRING -> text;
                 case BYTES -> base64(text);
@@ -105,18 +105,52 @@ public final class TextValues {
      * @throws IllegalArgumentException saying which, if not
      */
     public static BigDecimal decimal(DataType type, BigDecimal value) {
-        BigDecimal scaled;
-        try {
-            scaled = value.setScale(type.scale(), RoundingMode.UNNECESSARY);
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(value.toPlainString() + " has more than " + type.scale()
+        // Judged on the digits the value has, before any scaling: setScale of 1e-100000000 (a
+        // dozen characters of input) would build a number of a hundred million digits.
+        BigDecimal stripped = value.signum() == 0 ? BigDecimal.ZERO : value.stripTrailingZeros();
+        if (stripped.scale() > type.scale()) {
+            throw new IllegalArgumentException(shown(value) + " has more than " + type.scale()
                     + " digits after the point for " + type.withNullable(true));
         }
-        if (scaled.precision() > type.precision()) {
-            throw new IllegalArgumentException(value.toPlainString() + " has more than " + type.precision()
+        if (stripped.signum() != 0 && (long) stripped.precision() - stripped.scale() > type.precision() - type.scale()) {
+            throw new IllegalArgumentException(shown(value) + " has more than " + type.precision()
                     + " digits for " + type.withNullable(true));
         }
-        return scaled;
+        return stripped.setScale(type.scale(), RoundingMode.UNNECESSARY);
+    }
+
+    /** A decimal as its plain digits when short, else in scientific notation, abbreviated: never megabytes of zeros. */
+    private static String shown(BigDecimal value) {
+        return Math.abs((long) value.scale()) <= 40 ? abbreviate(value.toPlainString()) : abbreviate(value.toString());
+    }
+
+    /**
+     * {@code parsed}, the float or double that {@code text} was read as, unless the text's number is
+     * beyond the type: Java's parsers give an infinity for too large a number and zero for too small
+     * a one, which would change the value without a word.
+     *
+     * @throws IllegalArgumentException naming the text and the type
+     */
+    public static double inRange(String text, double parsed, DataType type) {
+        boolean outOfRange = Double.isInfinite(parsed) ? !text.contains("Infinity") : parsed == 0 && hasNonZeroDigit(text);
+        if (outOfRange) {
+            throw new IllegalArgumentException(abbreviate(text) + " is out of range for a " + type.kind().typeName());
+        }
+        return parsed;
+    }
+
+    /** Whether the number written in {@code text} has a digit other than 0 before its exponent. */
+    private static boolean hasNonZeroDigit(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == 'e' || c == 'E') {
+                return false;
+            }
+            if (c >= '1' && c <= '9') {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -202,8 +236,13 @@ public final class TextValues {
         };
     }
 
-    /** At most 40 characters of {@code text}: enough to recognize a value, not enough to leak a record. */
+    /**
+     * At most 40 characters of {@code text}, with line breaks and tabs written as {@code \n},
+     * {@code \r}, {@code \t}: enough to recognize a value, not enough to leak a record, and always
+     * one line.
+     */
     public static String abbreviate(String text) {
-        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
+        String shortened = text.length() <= 40 ? text : text.substring(0, 37) + "...";
+        return shortened.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t");
     }
 }

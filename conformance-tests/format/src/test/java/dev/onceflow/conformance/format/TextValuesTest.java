@@ -43,6 +43,30 @@ class TextValuesTest {
     }
 
     @Test
+    void aDecimalWithAHugeExponentIsRefusedAtOnceNeverExpanded() {
+        DataType money = DataType.decimal(10, 2);
+
+        assertThatThrownBy(() -> TextValues.parse(money, "1e-100000000"))
+                .hasMessage("1E-100000000 has more than 2 digits after the point for decimal(10, 2)");
+        assertThatThrownBy(() -> TextValues.parse(money, "1e100000000"))
+                .hasMessage("1E+100000000 has more than 10 digits for decimal(10, 2)");
+        assertThat(TextValues.parse(DataType.decimal(2, 2), "0")).isEqualTo(new BigDecimal("0.00"));
+        assertThat(TextValues.parse(DataType.decimal(2, 2), "-0.5")).isEqualTo(new BigDecimal("-0.50"));
+        assertThat(TextValues.parse(money, "12345678.90")).isEqualTo(new BigDecimal("12345678.90"));
+        assertThatThrownBy(() -> TextValues.parse(money, "123456789.0")).hasMessageContaining("has more than 10 digits");
+    }
+
+    @Test
+    void aFloatOrDoubleBeyondItsTypeIsRefusedNotMadeInfiniteOrZero() {
+        assertThatThrownBy(() -> TextValues.parse(DataType.FLOAT, "1e39")).hasMessage("1e39 is out of range for a float");
+        assertThatThrownBy(() -> TextValues.parse(DataType.FLOAT, "1e-50")).hasMessage("1e-50 is out of range for a float");
+        assertThatThrownBy(() -> TextValues.parse(DataType.DOUBLE, "-1e400")).hasMessage("-1e400 is out of range for a double");
+        assertThat(TextValues.parse(DataType.DOUBLE, "0.000e5")).isEqualTo(0.0);
+        assertThat(TextValues.parse(DataType.FLOAT, "-Infinity")).isEqualTo(Float.NEGATIVE_INFINITY);
+        assertThat(TextValues.parse(DataType.DOUBLE, "4.9E-324")).isEqualTo(Double.MIN_VALUE);
+    }
+
+    @Test
     void timestampsReadTheCommonSpellings() {
         assertThat(TextValues.parse(DataType.TIMESTAMP, "2026-12-06 10:00:01.5"))
                 .isEqualTo(LocalDateTime.of(2026, 12, 6, 10, 0, 1, 500_000_000));
@@ -91,5 +115,6 @@ class TextValuesTest {
                 .hasMessage("'" + "x".repeat(37) + "...' is not a date");
         assertThatThrownBy(() -> TextValues.parse(DataType.BYTES, "***"))
                 .hasMessageStartingWith("'***' is not base64 bytes");
+        assertThatThrownBy(() -> TextValues.parse(DataType.LONG, "1\n2")).hasMessage("'1\\n2' is not a long");
     }
 }

@@ -56,10 +56,15 @@ public final class CsvFormatFactory implements FormatFactory {
         return List.of(DELIMITER);
     }
 
-    /** A value holding a line break is quoted, as RFC 4180 says. */
+    /**
+     * A value holding a line break is quoted, as RFC 4180 says. Line-delimited files find quoted
+     * fields by the comma before them, so with another delimiter the line breaks count as unmarked:
+     * the filesystem sink then refuses a record holding one rather than write a file it would read
+     * back wrongly.
+     */
     @Override
     public LineBreaks lineBreaks(OptionValues options) {
-        return LineBreaks.QUOTED;
+        return options.get(DELIMITER).equals(",") ? LineBreaks.QUOTED : LineBreaks.ANYWHERE;
     }
 
     @Override

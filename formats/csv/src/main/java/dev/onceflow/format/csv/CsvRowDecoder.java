@@ -30,6 +30,10 @@ final class CsvRowDecoder implements RowDecoder {
     @Override
     public Row decode(byte[] bytes, int offset, int length) throws MalformedRecordException {
         Object[] values = new Object[schema.size()];
+        if (length == 0 && values.length == 1 && schema.field(0).type().nullable()) {
+            // the one cell is empty: null, as the encoder writes it ("" is written quoted)
+            return Row.of(schema, values);
+        }
         try (CsvParser parser = (CsvParser) CsvFormatFactory.CSV.createParser(bytes, offset, length)) {
             parser.setSchema(csvSchema);
             if (parser.nextToken() != JsonToken.START_ARRAY) {

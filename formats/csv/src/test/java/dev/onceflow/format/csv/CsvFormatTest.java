@@ -50,4 +50,22 @@ class CsvFormatTest {
         assertThatThrownBy(() -> options(Map.of("delimiter", ";;"))).isInstanceOf(OptionException.class)
                 .hasMessageContaining("one character other than a quote or white space");
     }
+
+    @Test
+    void aSingleNullableColumnReadsItsNullBack() throws Exception {
+        Schema one = Schema.of(Field.of("note", DataType.STRING));
+        var encoder = factory.createEncoder(one, options(Map.of()));
+        var decoder = factory.createDecoder(one, options(Map.of()));
+
+        for (Row row : new Row[] {Row.of(one, (Object) null), Row.of(one, ""), Row.of(one, "x")}) {
+            assertThat(decoder.decode(encoder.encode(row))).as("%s", row).isEqualTo(row);
+        }
+    }
+
+    @Test
+    void lineBreaksAreMarkedOnlyWithTheCommaThatLineReadersKnow() {
+        assertThat(factory.lineBreaks(options(Map.of()))).isEqualTo(dev.onceflow.spi.format.LineBreaks.QUOTED);
+        assertThat(factory.lineBreaks(options(Map.of("delimiter", ";"))))
+                .isEqualTo(dev.onceflow.spi.format.LineBreaks.ANYWHERE);
+    }
 }

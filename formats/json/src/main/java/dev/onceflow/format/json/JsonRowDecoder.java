@@ -70,7 +70,7 @@ final class JsonRowDecoder implements RowDecoder {
             JsonToken valueToken = parser.nextToken();
             if (position < 0) {
                 if (failOnUnknownFields) {
-                    throw new BadField(name, "not a field of the schema (fail-on-unknown-fields is true)");
+                    throw new BadField(TextValues.abbreviate(name), "not a field of the schema (fail-on-unknown-fields is true)");
                 }
                 parser.skipChildren();
                 continue;
@@ -118,14 +118,14 @@ final class JsonRowDecoder implements RowDecoder {
             case INT -> {
                 requireWholeNumber(parser, token, type);
                 if (parser.getNumberType() != JsonParser.NumberType.INT) {
-                    throw new BadField("", parser.getText() + " is out of range for an int");
+                    throw new BadField("", TextValues.abbreviate(parser.getText()) + " is out of range for an int");
                 }
                 yield parser.getIntValue();
             }
             case LONG -> {
                 requireWholeNumber(parser, token, type);
                 if (parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                    throw new BadField("", parser.getText() + " is out of range for a long");
+                    throw new BadField("", TextValues.abbreviate(parser.getText()) + " is out of range for a long");
                 }
                 yield parser.getLongValue();
             }
@@ -134,22 +134,22 @@ final class JsonRowDecoder implements RowDecoder {
                     yield (float) nonFinite(parser, type);
                 }
                 requireNumber(parser, token, type);
-                float f = parser.getFloatValue();
-                if (Float.isInfinite(f)) {
-                    throw new BadField("", parser.getText() + " is out of range for a float");
+                try {
+                    yield (float) TextValues.inRange(parser.getText(), parser.getFloatValue(), type);
+                } catch (IllegalArgumentException e) {
+                    throw new BadField("", e.getMessage());
                 }
-                yield f;
             }
             case DOUBLE -> {
                 if (token == JsonToken.VALUE_STRING) {
                     yield nonFinite(parser, type);
                 }
                 requireNumber(parser, token, type);
-                double d = parser.getDoubleValue();
-                if (Double.isInfinite(d)) {
-                    throw new BadField("", parser.getText() + " is out of range for a double");
+                try {
+                    yield TextValues.inRange(parser.getText(), parser.getDoubleValue(), type);
+                } catch (IllegalArgumentException e) {
+                    throw new BadField("", e.getMessage());
                 }
-                yield d;
             }
             case DECIMAL -> {
                 BigDecimal value;
@@ -225,7 +225,7 @@ final class JsonRowDecoder implements RowDecoder {
                         }
                         map.put(key, value);
                     } catch (BadField e) {
-                        throw e.under("[" + name + "]");
+                        throw e.under("[" + TextValues.abbreviate(name) + "]");
                     }
                 }
                 if (member != JsonToken.END_OBJECT) {
@@ -267,7 +267,8 @@ final class JsonRowDecoder implements RowDecoder {
     private static void requireWholeNumber(JsonParser parser, JsonToken token, DataType type)
             throws IOException, BadField {
         if (token == JsonToken.VALUE_NUMBER_FLOAT) {
-            throw new BadField("", parser.getText() + " is not a whole number, as " + type.withNullable(true) + " needs");
+            throw new BadField("", TextValues.abbreviate(parser.getText()) + " is not a whole number, as "
+                    + type.withNullable(true) + " needs");
         }
         if (token != JsonToken.VALUE_NUMBER_INT) {
             throw wrong(parser, token, type);

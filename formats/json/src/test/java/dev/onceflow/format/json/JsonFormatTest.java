@@ -93,5 +93,9 @@ class JsonFormatTest {
                 .hasMessage("field 'order_id': 9223372036854775808 is out of range for a long");
         assertThatThrownBy(() -> decode(Schema.of(Field.of("f", DataType.FLOAT)), "{\"f\": 1e39}", Map.of()))
                 .hasMessage("field 'f': 1e39 is out of range for a float");
+        assertThatThrownBy(() -> decode(Schema.of(Field.of("f", DataType.FLOAT)), "{\"f\": 1e-50}", Map.of()))
+                .hasMessage("field 'f': 1e-50 is out of range for a float");
+        assertThatThrownBy(() -> decode(ORDER, "{\"order_id\": 1, \"amount\": 1e-100000000}", Map.of()))
+                .hasMessage("field 'amount': 1E-100000000 has more than 2 digits after the point for decimal(10, 2)");
     }
 }

@@ -123,11 +123,11 @@ public final class KafkaSourceFactory implements SourceFactory {
         Format format = context.format().orElseThrow();
         OptionValues options = context.options();
         List<KafkaRecordDecoding.Metadata> metadata = metadata(options);
+        if (format.identifier().equals("event") && !metadata.isEmpty()) {
+            throw new OptionException(OWNER + ": option 'metadata-fields' adds fields to rows, which events cannot "
+                    + "hold; name a format such as json");
+        }
         if (format.identifier().equals("event") && context.declaredSchema().isEmpty()) {
-            if (!metadata.isEmpty()) {
-                throw new OptionException(OWNER + ": option 'metadata-fields' adds fields to rows, which events cannot "
-                        + "hold; name a format such as json");
-            }
             return SourceFactory.super.createRowSource(context);
         }
         Schema valueSchema = format.schema(context.declaredSchema(), OWNER);
