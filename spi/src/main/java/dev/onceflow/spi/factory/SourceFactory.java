@@ -81,5 +81,14 @@ public interface SourceFactory {
          * the source takes none.
          */
         Optional<Format> format();
+
+        /**
+         * Whether the job file asks for events as jobs read them before rows: the {@code event}
+         * format and no declared schema. A source that also reads events then serves the default
+         * {@link #createRowSource} unchanged, so such job files read exactly as before.
+         */
+        default boolean wantsEvents() {
+            return format().map(f -> f.identifier().equals("event")).orElse(false) && declaredSchema().isEmpty();
+        }
     }
 }

@@ -62,7 +62,7 @@ public final class FileSourceFactory implements SourceFactory {
     public RowSource<?> createRowSource(Context context) {
         Format format = context.format().orElseThrow();
         OptionValues options = context.options();
-        if (format.identifier().equals("event") && context.declaredSchema().isEmpty()) {
+        if (context.wantsEvents()) {
             // the event path as it was, LINES included: what earlier job files read, they read the same
             return SourceFactory.super.createRowSource(context);
         }

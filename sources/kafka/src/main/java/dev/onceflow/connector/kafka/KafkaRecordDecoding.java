@@ -12,6 +12,7 @@ import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -89,12 +90,13 @@ public abstract class KafkaRecordDecoding<T> {
 
             @Override
             Decoder<Event> newDecoder() {
+                // one per reader, not per record: a decoder is reset by each decode call
+                CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT);
                 return record -> {
                     String line;
                     try {
-                        line = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(value(record)))
-                                .toString();
+                        line = utf8.decode(ByteBuffer.wrap(value(record))).toString();
                     } catch (CharacterCodingException e) {
                         throw new MalformedRecordException("its value is not UTF-8 text");
                     }

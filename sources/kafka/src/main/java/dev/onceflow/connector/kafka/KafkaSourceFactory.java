@@ -127,7 +127,7 @@ public final class KafkaSourceFactory implements SourceFactory {
             throw new OptionException(OWNER + ": option 'metadata-fields' adds fields to rows, which events cannot "
                     + "hold; name a format such as json");
         }
-        if (format.identifier().equals("event") && context.declaredSchema().isEmpty()) {
+        if (context.wantsEvents()) {
             return SourceFactory.super.createRowSource(context);
         }
         Schema valueSchema = format.schema(context.declaredSchema(), OWNER);
