@@ -43,14 +43,4 @@ public record Columns(String id, String key, String count, String payload) {
         return !name.isEmpty() && name.indexOf('\0') < 0
                 && name.getBytes(StandardCharsets.UTF_8).length <= MAX_IDENTIFIER_BYTES;
     }
-
-    /** The four column names, quoted, in the order id, key, count, payload. */
-    String list(SqlDialect dialect) {
-        return dialect.quote(id) + ", " + dialect.quote(key) + ", " + dialect.quote(count) + ", "
-                + dialect.quote(payload);
-    }
-
-    String insert(SqlDialect dialect, String table) {
-        return "INSERT INTO " + dialect.quote(table) + " (" + list(dialect) + ") VALUES (?, ?, ?, ?)";
-    }
 }

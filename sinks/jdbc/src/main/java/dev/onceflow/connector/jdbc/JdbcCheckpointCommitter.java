@@ -30,12 +30,15 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
     private final SinkContext context;
     private final HikariDataSource pool;
     private final JdbcSettings settings;
+    private final RecordBinding<?> binding;
     private final String table;
 
-    JdbcCheckpointCommitter(SinkContext context, HikariDataSource pool, JdbcSettings settings) {
+    JdbcCheckpointCommitter(SinkContext context, HikariDataSource pool, JdbcSettings settings,
+            RecordBinding<?> binding) {
         this.context = context;
         this.pool = pool;
         this.settings = settings;
+        this.binding = binding;
         this.table = settings.dialect().quote(settings.committerTable());
     }
 
@@ -45,7 +48,7 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
             connection.setAutoCommit(true);
             settings.dialect().createIfMissing(connection, settings.committerTable(),
                     settings.dialect().createCommitterTable(settings.committerTable()));
-            settings.createTableIfMissing(connection);
+            settings.prepareTable(connection, binding);
             forgetAbandonedCheckpoints(connection);
         }
     }

@@ -12,8 +12,9 @@ import java.util.Optional;
  * What every mode of the JDBC sink needs to reach its table. Immutable. The password is never
  * shown: not by {@link #toString()}, not in logs or messages.
  */
-record JdbcSettings(SqlDialect dialect, String url, String table, String user, String password, Columns columns, int batchSize,
-        int poolSize, WriteMethod writeMethod, Optional<Duration> transactionTimeout, String committerTable) {
+record JdbcSettings(SqlDialect dialect, String url, String table, String user, String password, int batchSize,
+        int poolSize, WriteMethod writeMethod, Optional<Duration> transactionTimeout, String committerTable,
+        CreateTable createTable) {
 
     /** Opens the pool of one subtask; {@code role} tells pools of one subtask apart in the server's activity view. */
     HikariDataSource openPool(SinkContext context, String role) {
@@ -38,9 +39,18 @@ record JdbcSettings(SqlDialect dialect, String url, String table, String user, S
         return new HikariDataSource(config);
     }
 
-    /** Creates the sink's table when missing; safe while other subtasks do the same. */
-    void createTableIfMissing(Connection connection) throws SQLException {
-        dialect.createIfMissing(connection, table, dialect.createTable(table, columns));
+    /**
+     * Creates the sink's table for {@code binding}'s records when missing and {@code createTable}
+     * allows it (safe while other subtasks do the same), then checks that the table has every
+     * column the records go to.
+     *
+     * @throws SQLException with SQLSTATE 42703 naming the first missing column
+     */
+    void prepareTable(Connection connection, RecordBinding<?> binding) throws SQLException {
+        if (createTable == CreateTable.IF_MISSING) {
+            dialect.createIfMissing(connection, table, binding.createTable(dialect, table));
+        }
+        TableColumns.require(connection, dialect, table, binding.columns());
     }
 
     /** The URL with any {@code password=} parameter's value hidden. */
@@ -50,7 +60,7 @@ record JdbcSettings(SqlDialect dialect, String url, String table, String user, S
 
     @Override
     public String toString() {
-        return "url=" + redactedUrl(url) + ", table=" + table + ", user=" + user + ", columns=" + columns + ", batchSize="
+        return "url=" + redactedUrl(url) + ", table=" + table + ", user=" + user + ", batchSize="
                 + batchSize + ", poolSize=" + poolSize + ", writeMethod=" + writeMethod
                 + transactionTimeout.map(t -> ", transactionTimeout=" + t).orElse("");
     }

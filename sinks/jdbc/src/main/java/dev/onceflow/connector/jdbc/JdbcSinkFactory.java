@@ -1,14 +1,26 @@
 package dev.onceflow.connector.jdbc;
 
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.sink.Sink;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
-/** Makes the JDBC sink usable from job files as {@code jdbc}, in any of its {@linkplain JdbcMode modes}. */
+/**
+ * Makes the JDBC sink usable from job files as {@code jdbc}, in any of its {@linkplain JdbcMode modes}.
+ * Input rows with exactly the fields of an event ({@code id, key, payload, count}) are written as
+ * events, into the columns the {@code *-column} options name, as before rows; any other input is
+ * written field by field, each into the column of its name or the one option {@code columns} gives.
+ */
 public final class JdbcSinkFactory implements SinkFactory {
 
     // Hidden: a URL may carry password=... in its query; a wrong one is described part by part.
@@ -26,8 +38,20 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     public static final Option<String> TABLE = Option.stringOption("table").required()
             .validate(JdbcSink::isValidTableName, "a table name of 1 to 63 bytes")
-            .description("Table to write, created if missing with a text primary key for the id, text key, "
-                    + "bigint count and text payload. Used as one quoted identifier, so case and dots are kept.");
+            .description("Table to write. Used as one quoted identifier, so case and dots are kept.");
+
+    public static final Option<String> COLUMNS = Option.stringOption("columns")
+            .check(JdbcSinkFactory::columnsProblem, "field=column pairs separated by commas")
+            .description("Columns of input fields whose column has another name, as field=column pairs separated by "
+                    + "commas (customer=customer_id, total=amount); every other field goes to the column of its own "
+                    + "name. For input that is not events.");
+
+    public static final Option<CreateTable> CREATE_TABLE = Option.enumOption("create-table", CreateTable.class)
+            .defaultValue(CreateTable.IF_MISSING)
+            .description("if-missing: create the table when it does not exist, a column per field with the field's "
+                    + "type and the primary key as the key (events: text id as the key, text key, bigint count, text "
+                    + "payload); never: the table must exist. Either way the sink checks at start that the table has "
+                    + "a column for every field.");
 
     public static final Option<JdbcMode> MODE = Option.enumOption("mode", JdbcMode.class)
             .defaultValue(JdbcMode.EXACTLY_ONCE)
@@ -65,10 +89,39 @@ public final class JdbcSinkFactory implements SinkFactory {
             .description("write-ahead mode: table of the markers of written checkpoints, created if missing; "
                     + "may be shared by many jobs and sinks.");
 
+    // No default value: setting one for input that is not events is refused, never ignored.
     private static Option<String> column(String field) {
-        return Option.stringOption(field + "-column").defaultValue(field)
+        return Option.stringOption(field + "-column")
                 .validate(Columns::isValidIdentifier, "a column name of 1 to 63 bytes")
-                .description("Column of the event's " + field + (field.equals("id") ? " (the primary key)." : "."));
+                .description("Column of the event's " + field + (field.equals("id") ? " (the primary key)" : "")
+                        + "; " + field + " when not set. For input that is events.");
+    }
+
+    /** What is wrong with a {@code columns} value, or null. */
+    static String columnsProblem(String text) {
+        try {
+            parseColumns(text);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** {@code a=b, c=d} as an ordered map; a field named twice or an empty side is refused. */
+    static Map<String, String> parseColumns(String text) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        for (String pair : text.split(",", -1)) {
+            int equals = pair.indexOf('=');
+            String field = equals < 0 ? "" : pair.substring(0, equals).strip();
+            String column = equals < 0 ? "" : pair.substring(equals + 1).strip();
+            if (field.isEmpty() || column.isEmpty()) {
+                throw new IllegalArgumentException("'" + pair.strip() + "' is not a field=column pair");
+            }
+            if (columns.put(field, column) != null) {
+                throw new IllegalArgumentException("field '" + field + "' is mapped twice");
+            }
+        }
+        return columns;
     }
 
     @Override
@@ -78,28 +131,74 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes events as rows of a PostgreSQL or MariaDB table: exactly-once with prepared (XA) transactions (default) "
-                + "or a write-ahead log, or idempotent upserts.";
+        return "Writes rows into a PostgreSQL or MariaDB table, a field per column: exactly-once with prepared (XA) "
+                + "transactions (default) or a write-ahead log, or idempotent upserts by primary key.";
     }
 
     @Override
     public List<Option<?>> options() {
-        return List.of(URL, USER, PASSWORD, TABLE, MODE, WRITE_METHOD, ID_COLUMN, KEY_COLUMN, COUNT_COLUMN,
-                PAYLOAD_COLUMN, BATCH_SIZE, POOL_SIZE, TRANSACTION_TIMEOUT, COMMITTER_TABLE);
+        return List.of(URL, USER, PASSWORD, TABLE, MODE, WRITE_METHOD, COLUMNS, CREATE_TABLE, ID_COLUMN, KEY_COLUMN,
+                COUNT_COLUMN, PAYLOAD_COLUMN, BATCH_SIZE, POOL_SIZE, TRANSACTION_TIMEOUT, COMMITTER_TABLE);
+    }
+
+    /**
+     * Events for input with exactly an event's fields and no {@code columns} option (the tables and
+     * checkpoints of job files written before rows stay as they were); rows for any other input.
+     */
+    @Override
+    public RowSink<?> createRowSink(Context context) {
+        OptionValues options = context.options();
+        if (options.getOptional(COLUMNS).isEmpty()) {
+            Function<Row, Event> toEvent = eventsOrNull(context);
+            if (toEvent != null) {
+                return new RowSink<>(createSink(options), toEvent);
+            }
+        }
+        for (Option<String> eventColumn : List.of(ID_COLUMN, KEY_COLUMN, COUNT_COLUMN, PAYLOAD_COLUMN)) {
+            if (options.getOptional(eventColumn).isPresent()) {
+                throw new OptionException("sink 'jdbc': option '" + eventColumn.key() + "' maps a field of events, "
+                        + "and the input is not events (fields " + String.join(", ", context.inputSchema().names())
+                        + "); map fields to columns with option 'columns: field=column, ...'");
+            }
+        }
+        try {
+            Map<String, String> columns = options.getOptional(COLUMNS).map(JdbcSinkFactory::parseColumns).orElse(Map.of());
+            return RowSink.ofRows(configured(JdbcSink.builder(options.get(URL), options.get(TABLE)), options)
+                    .rows(context.inputSchema(), columns).build(options.get(MODE)));
+        } catch (OptionException e) {
+            throw new OptionException("sink 'jdbc': " + e.getMessage());
+        }
+    }
+
+    /** The conversion to events when the input has exactly an event's fields, else null. */
+    private Function<Row, Event> eventsOrNull(Context context) {
+        try {
+            return EventRows.fromSchema(context.inputSchema(), "sink 'jdbc'");
+        } catch (OptionException notEvents) {
+            return null;
+        }
     }
 
     @Override
     public Sink<Event> createSink(OptionValues options) {
-        JdbcSink.Builder builder = JdbcSink.builder(options.get(URL), options.get(TABLE))
-                .columns(new Columns(options.get(ID_COLUMN), options.get(KEY_COLUMN), options.get(COUNT_COLUMN),
-                        options.get(PAYLOAD_COLUMN)))
-                .writeMethod(options.get(WRITE_METHOD))
+        Columns names = Columns.DEFAULT;
+        JdbcSink.Builder<Event> builder = configured(JdbcSink.builder(options.get(URL), options.get(TABLE)), options)
+                .columns(new Columns(options.getOptional(ID_COLUMN).orElse(names.id()),
+                        options.getOptional(KEY_COLUMN).orElse(names.key()),
+                        options.getOptional(COUNT_COLUMN).orElse(names.count()),
+                        options.getOptional(PAYLOAD_COLUMN).orElse(names.payload())));
+        return builder.build(options.get(MODE));
+    }
+
+    private static JdbcSink.Builder<Event> configured(JdbcSink.Builder<Event> builder, OptionValues options) {
+        builder.writeMethod(options.get(WRITE_METHOD))
                 .batchSize(options.get(BATCH_SIZE))
                 .poolSize(options.get(POOL_SIZE))
-                .committerTable(options.get(COMMITTER_TABLE));
+                .committerTable(options.get(COMMITTER_TABLE))
+                .createTable(options.get(CREATE_TABLE));
         options.getOptional(USER).ifPresent(builder::user);
         options.getOptional(PASSWORD).ifPresent(builder::password);
         options.getOptional(TRANSACTION_TIMEOUT).ifPresent(builder::transactionTimeout);
-        return builder.build(options.get(MODE));
+        return builder;
     }
 }

@@ -1,7 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
@@ -36,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * ({@link #preCommitAsync}): the task thread goes on with the next checkpoint's rows on another
  * connection, and the runtime writes the checkpoint's state while the database prepares.
  */
-final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction> {
+final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction> {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSinkWriter.class);
 
@@ -45,16 +44,18 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     private final SinkContext context;
     private final HikariDataSource pool;
     private final JdbcSettings settings;
+    private final RecordBinding<T> binding;
     private final SqlDialect dialect;
     /** Transactions written to and not yet prepared, by gid; each holds a connection. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
     /** Flushes and prepares pre-committed transactions, one at a time, off the task thread. */
     private final ExecutorService prepareThread;
 
-    JdbcSinkWriter(SinkContext context, HikariDataSource pool, JdbcSettings settings) {
+    JdbcSinkWriter(SinkContext context, HikariDataSource pool, JdbcSettings settings, RecordBinding<T> binding) {
         this.context = context;
         this.pool = pool;
         this.settings = settings;
+        this.binding = binding;
         this.dialect = settings.dialect();
         this.prepareThread = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "onceflow-jdbc-prepare-" + context.sinkUid() + "-" + context.subtaskIndex());
@@ -63,12 +64,15 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
         });
     }
 
-    /** Fails fast when the server cannot prepare enough transactions, then creates the table if missing. */
+    /**
+     * Fails fast when the server cannot prepare enough transactions, then creates the table if
+     * missing (and allowed) and checks it has the columns.
+     */
     void start() throws SQLException {
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
             dialect.checkPreparedCapacity(connection, context);
-            settings.createTableIfMissing(connection);
+            settings.prepareTable(connection, binding);
         }
     }
 
@@ -89,7 +93,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
     }
 
     @Override
-    public void write(JdbcTransaction transaction, Event record) throws SQLException {
+    public void write(JdbcTransaction transaction, T record) throws SQLException {
         OpenTransaction txn = open.get(transaction.gid());
         if (txn == null) {
             txn = new OpenTransaction(transaction.gid(), pool.getConnection());
@@ -260,7 +264,7 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
 
         final String gid;
         final Connection connection;
-        final RowWriter rows;
+        final RowWriter<T> rows;
 
         OpenTransaction(String gid, Connection connection) throws SQLException {
             this.gid = gid;
@@ -271,7 +275,8 @@ final class JdbcSinkWriter implements TransactionalWriter<Event, JdbcTransaction
                 pool.evictConnection(connection);
                 throw e;
             }
-            this.rows = new RowWriter(connection, settings, false, () -> dialect.rollbackOpen(connection, gid));
+            this.rows = new RowWriter<>(connection, settings, binding, false,
+                    () -> dialect.rollbackOpen(connection, gid));
         }
 
         /**

@@ -1,7 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.IdempotentWriter;
 import dev.onceflow.spi.sink.SinkContext;
@@ -9,31 +8,34 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Upserts rows by id ({@code INSERT ... ON CONFLICT (id) DO UPDATE}), committing each batch and
+ * Upserts rows by key (an event's id, a row's primary key: {@code INSERT ... ON CONFLICT (key) DO
+ * UPDATE}), committing each batch and
  * what is buffered at every barrier: at-least-once delivery whose final table state is exactly-once, because a replayed
  * record rewrites its own row with the same values (IDEM-1, IDEM-2). Needs no prepared
  * transactions. Rows of a checkpoint that later fails stay visible until the replay rewrites
  * them, and a replay may briefly show older counts: readers that need to see only checkpointed
  * state use {@link JdbcSink} or {@link JdbcWriteAheadSink}.
  */
-public final class JdbcUpsertSink implements IdempotentSink<Event> {
+public final class JdbcUpsertSink<T> implements IdempotentSink<T> {
 
     private final JdbcSettings settings;
+    private final RecordBinding<T> binding;
 
-    JdbcUpsertSink(JdbcSettings settings) {
+    JdbcUpsertSink(JdbcSettings settings, RecordBinding<T> binding) {
         this.settings = settings;
+        this.binding = binding;
     }
 
     @Override
-    public IdempotentWriter<Event> createWriter(SinkContext context) throws Exception {
+    public IdempotentWriter<T> createWriter(SinkContext context) throws Exception {
         HikariDataSource pool = settings.openPool(context, "upsert");
         try {
             Connection connection = pool.getConnection();
             try {
                 connection.setAutoCommit(true);
-                settings.createTableIfMissing(connection);
+                settings.prepareTable(connection, binding);
                 connection.setAutoCommit(false);
-                return new Writer(pool, connection, new RowWriter(connection, settings, true));
+                return new Writer<>(pool, connection, new RowWriter<>(connection, settings, binding, true));
             } catch (SQLException | RuntimeException e) {
                 connection.close();
                 throw e;
@@ -46,7 +48,7 @@ public final class JdbcUpsertSink implements IdempotentSink<Event> {
 
     @Override
     public String toString() {
-        return "JdbcUpsertSink[idempotent, " + settings + "]";
+        return "JdbcUpsertSink[idempotent, " + settings + ", " + binding + "]";
     }
 
     /**
@@ -54,20 +56,20 @@ public final class JdbcUpsertSink implements IdempotentSink<Event> {
      * barrier. Small transactions keep the rows locked briefly; a batch the database rolls back as
      * a deadlock victim is retried (an upsert is safe to repeat).
      */
-    private static final class Writer implements IdempotentWriter<Event> {
+    private static final class Writer<T> implements IdempotentWriter<T> {
 
         private final HikariDataSource pool;
         private final Connection connection;
-        private final RowWriter rows;
+        private final RowWriter<T> rows;
 
-        Writer(HikariDataSource pool, Connection connection, RowWriter rows) {
+        Writer(HikariDataSource pool, Connection connection, RowWriter<T> rows) {
             this.pool = pool;
             this.connection = connection;
             this.rows = rows;
         }
 
         @Override
-        public void write(Event record) throws SQLException {
+        public void write(T record) throws SQLException {
             rows.add(record);
         }
 

@@ -1,8 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventSerializer;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
@@ -24,52 +22,58 @@ import org.slf4j.LoggerFactory;
  * <p>Costs: rows become visible after their checkpoint completes plus one transaction, and the
  * checkpoint stores the rows themselves, so keep checkpoints frequent.
  */
-public final class JdbcWriteAheadSink implements GenericWriteAheadSink<Event> {
+public final class JdbcWriteAheadSink<T> implements GenericWriteAheadSink<T> {
 
     private final JdbcSettings settings;
+    private final RecordBinding<T> binding;
+    private final SimpleVersionedSerializer<T> serializer;
 
-    JdbcWriteAheadSink(JdbcSettings settings) {
+    JdbcWriteAheadSink(JdbcSettings settings, RecordBinding<T> binding, SimpleVersionedSerializer<T> serializer) {
         this.settings = settings;
+        this.binding = binding;
+        this.serializer = serializer;
     }
 
     @Override
-    public WriteAheadWriter<Event> createWriter(SinkContext context) {
-        return new Writer(context, settings.openPool(context, "wal"), settings);
+    public WriteAheadWriter<T> createWriter(SinkContext context) {
+        return new Writer<>(context, settings.openPool(context, "wal"), settings, binding);
     }
 
     /** The committer has a pool of its own (one connection in use at a time), closed with it. */
     @Override
     public CheckpointCommitter createCommitter(SinkContext context) {
-        return new JdbcCheckpointCommitter(context, settings.openPool(context, "wal-committer"), settings);
+        return new JdbcCheckpointCommitter(context, settings.openPool(context, "wal-committer"), settings, binding);
     }
 
     @Override
-    public SimpleVersionedSerializer<Event> recordSerializer() {
-        return EventSerializer.INSTANCE;
+    public SimpleVersionedSerializer<T> recordSerializer() {
+        return serializer;
     }
 
     @Override
     public String toString() {
-        return "JdbcWriteAheadSink[write-ahead, committerTable=" + settings.committerTable() + ", " + settings + "]";
+        return "JdbcWriteAheadSink[write-ahead, committerTable=" + settings.committerTable() + ", " + settings + ", " + binding + "]";
     }
 
     /** Writes each completed segment with its marker in one transaction. */
-    private static final class Writer implements WriteAheadWriter<Event> {
+    private static final class Writer<T> implements WriteAheadWriter<T> {
 
         private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
 
         private final SinkContext context;
         private final HikariDataSource pool;
         private final JdbcSettings settings;
+        private final RecordBinding<T> binding;
 
-        Writer(SinkContext context, HikariDataSource pool, JdbcSettings settings) {
+        Writer(SinkContext context, HikariDataSource pool, JdbcSettings settings, RecordBinding<T> binding) {
             this.context = context;
             this.pool = pool;
             this.settings = settings;
+            this.binding = binding;
         }
 
         @Override
-        public boolean sendValues(Iterable<Event> values, long checkpointId, long timestamp) throws SQLException {
+        public boolean sendValues(Iterable<T> values, long checkpointId, long timestamp) throws SQLException {
             return sendValues(values, context.subtaskIndex(), checkpointId, timestamp);
         }
 
@@ -79,11 +83,11 @@ public final class JdbcWriteAheadSink implements GenericWriteAheadSink<Event> {
          * rolled back and the segment counts as sent.
          */
         @Override
-        public boolean sendValues(Iterable<Event> values, int subtaskIndex, long checkpointId, long timestamp)
+        public boolean sendValues(Iterable<T> values, int subtaskIndex, long checkpointId, long timestamp)
                 throws SQLException {
             try (Connection connection = pool.getConnection()) {
                 connection.setAutoCommit(false);
-                try (RowWriter rows = new RowWriter(connection, settings, false)) {
+                try (RowWriter<T> rows = new RowWriter<>(connection, settings, binding, false)) {
                     // The marker first: a concurrent writer of the same segment waits here, not after its rows.
                     if (!JdbcCheckpointCommitter.insertMarker(connection, settings, context, subtaskIndex,
                             checkpointId)) {
@@ -92,7 +96,7 @@ public final class JdbcWriteAheadSink implements GenericWriteAheadSink<Event> {
                                 + "skipped", subtaskIndex, checkpointId);
                         return true;
                     }
-                    for (Event record : values) {
+                    for (T record : values) {
                         rows.add(record);
                     }
                     rows.flush();

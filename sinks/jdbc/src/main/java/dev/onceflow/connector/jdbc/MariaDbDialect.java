@@ -1,5 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
+import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.sink.SinkContext;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -7,6 +8,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,10 +94,48 @@ final class MariaDbDialect implements SqlDialect {
     }
 
     @Override
-    public String upsert(String table, Columns c) {
-        return c.insert(this, table) + " ON DUPLICATE KEY UPDATE " + quote(c.key()) + " = VALUES(" + quote(c.key())
-                + "), " + quote(c.count()) + " = VALUES(" + quote(c.count()) + "), " + quote(c.payload()) + " = VALUES("
-                + quote(c.payload()) + ")";
+    public String tableOptions() {
+        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
+    }
+
+    /**
+     * A string key is a {@code VARCHAR(255)} (a key cannot be a {@code LONGTEXT}); an instant is a
+     * {@code DATETIME(6)} in UTC, as {@code TIMESTAMP} ends in 2038; a float is a {@code DOUBLE},
+     * which holds it exactly, as MariaDB sends {@code FLOAT} values with six significant digits.
+     */
+    @Override
+    public String columnType(DataType type, boolean key) {
+        return switch (type.kind()) {
+            case BOOLEAN -> "BOOLEAN";
+            case INT -> "INT";
+            case LONG -> "BIGINT";
+            case FLOAT, DOUBLE -> "DOUBLE";
+            case DECIMAL -> "DECIMAL(" + type.precision() + ", " + type.scale() + ")";
+            case STRING -> key ? "VARCHAR(255)" : "LONGTEXT";
+            case BYTES -> key ? "VARBINARY(255)" : "LONGBLOB";
+            case DATE -> "DATE";
+            case TIME -> "TIME(6)";
+            case TIMESTAMP, TIMESTAMP_TZ -> "DATETIME(6)";
+            case ROW, ARRAY, MAP -> throw new IllegalArgumentException("no column type for " + type);
+        };
+    }
+
+    @Override
+    public Object instant(Instant instant) {
+        return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    @Override
+    public String upsert(String table, List<String> columns, List<String> keyColumns) {
+        StringBuilder sql = new StringBuilder(insert(table, columns)).append(" ON DUPLICATE KEY UPDATE ");
+        List<String> updated = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
+        // with nothing else to update, a no-op assignment keeps the statement valid
+        List<String> assigned = updated.isEmpty() ? keyColumns.subList(0, 1) : updated;
+        for (int i = 0; i < assigned.size(); i++) {
+            String column = quote(assigned.get(i));
+            sql.append(i == 0 ? "" : ", ").append(column).append(" = VALUES(").append(column).append(')');
+        }
+        return sql.toString();
     }
 
     @Override

@@ -1,11 +1,14 @@
 package dev.onceflow.connector.jdbc;
 
+import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.sink.SinkContext;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,10 +82,48 @@ final class PostgresDialect implements SqlDialect {
     }
 
     @Override
-    public String upsert(String table, Columns c) {
-        return c.insert(this, table) + " ON CONFLICT (" + quote(c.id()) + ") DO UPDATE SET " + quote(c.key())
-                + " = EXCLUDED." + quote(c.key()) + ", " + quote(c.count()) + " = EXCLUDED." + quote(c.count()) + ", "
-                + quote(c.payload()) + " = EXCLUDED." + quote(c.payload());
+    public String tableOptions() {
+        return "";
+    }
+
+    @Override
+    public String columnType(DataType type, boolean key) {
+        return switch (type.kind()) {
+            case BOOLEAN -> "boolean";
+            case INT -> "integer";
+            case LONG -> "bigint";
+            case FLOAT -> "real";
+            case DOUBLE -> "double precision";
+            case DECIMAL -> "numeric(" + type.precision() + ", " + type.scale() + ")";
+            case STRING -> "text";
+            case BYTES -> "bytea";
+            case DATE -> "date";
+            case TIME -> "time";
+            case TIMESTAMP -> "timestamp";
+            case TIMESTAMP_TZ -> "timestamptz";
+            case ROW, ARRAY, MAP -> throw new IllegalArgumentException("no column type for " + type);
+        };
+    }
+
+    @Override
+    public Object instant(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    @Override
+    public String upsert(String table, List<String> columns, List<String> keyColumns) {
+        StringBuilder sql = new StringBuilder(insert(table, columns)).append(" ON CONFLICT (")
+                .append(columnList(keyColumns)).append(')');
+        List<String> updated = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
+        if (updated.isEmpty()) {
+            return sql.append(" DO NOTHING").toString();
+        }
+        sql.append(" DO UPDATE SET ");
+        for (int i = 0; i < updated.size(); i++) {
+            String column = quote(updated.get(i));
+            sql.append(i == 0 ? "" : ", ").append(column).append(" = EXCLUDED.").append(column);
+        }
+        return sql.toString();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.jdbc;
 
-import dev.onceflow.spi.record.Event;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,17 +23,18 @@ import org.postgresql.copy.CopyManager;
  * after the caller's transaction was aborted (the failure has doomed it anyway), to name the
  * record the database refused.
  */
-final class RowWriter implements AutoCloseable {
+final class RowWriter<T> implements AutoCloseable {
 
     private final Connection connection;
     private final JdbcSettings settings;
+    private final RecordBinding<T> binding;
     private final TransactionAbort abort;
     private final boolean upsert;
     /** Upsert batches retried after a deadlock before the job fails. */
     private static final int MAX_UPSERT_ATTEMPTS = 5;
 
     private final String statementSql;
-    private final List<Event> pending = new ArrayList<>();
+    private final List<T> pending = new ArrayList<>();
     private PreparedStatement statement;
     private long rows;
 
@@ -46,28 +46,31 @@ final class RowWriter implements AutoCloseable {
 
     /**
      * @param connection a connection inside the transaction the rows join
-     * @param upsert overwrite rows with the same id instead of inserting (INSERT ... ON CONFLICT);
+     * @param binding the records' columns and values
+     * @param upsert overwrite rows with the same key instead of inserting (INSERT ... ON CONFLICT);
      *     each upsert batch is then committed on its own, in id order, and retried when the database
      *     rolls it back as a deadlock victim
      * @param abort how to end that transaction when a batch fails
      */
-    RowWriter(Connection connection, JdbcSettings settings, boolean upsert, TransactionAbort abort) {
+    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean upsert,
+            TransactionAbort abort) {
         this.connection = connection;
         this.settings = settings;
+        this.binding = binding;
         this.upsert = upsert;
         this.abort = abort;
         SqlDialect dialect = settings.dialect();
-        this.statementSql = upsert ? dialect.upsert(settings.table(), settings.columns())
-                : settings.columns().insert(dialect, settings.table());
+        this.statementSql = upsert ? dialect.upsert(settings.table(), binding.columns(), binding.keyColumns())
+                : dialect.insert(settings.table(), binding.columns());
     }
 
     /** For a connection in a local transaction (auto-commit off). */
-    RowWriter(Connection connection, JdbcSettings settings, boolean upsert) {
-        this(connection, settings, upsert, connection::rollback);
+    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean upsert) {
+        this(connection, settings, binding, upsert, connection::rollback);
     }
 
     /** Buffers one row, sending the batch when it reaches the batch size. */
-    void add(Event record) throws SQLException {
+    void add(T record) throws SQLException {
         pending.add(record);
         if (pending.size() >= settings.batchSize()) {
             flush();
@@ -79,7 +82,7 @@ final class RowWriter implements AutoCloseable {
         if (pending.isEmpty()) {
             return;
         }
-        List<Event> batch = upsert ? lastPerId(pending) : pending;
+        List<T> batch = upsert ? lastPerKey(pending) : pending;
         for (int attempt = 1; ; attempt++) {
             try {
                 if (!upsert && settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
@@ -128,7 +131,7 @@ final class RowWriter implements AutoCloseable {
         }
     }
 
-    /** Rows sent so far (flushed), counting repeated ids of an upsert batch once per record. */
+    /** Rows sent so far (flushed), counting repeated keys of an upsert batch once per record. */
     long rows() {
         return rows;
     }
@@ -142,65 +145,40 @@ final class RowWriter implements AutoCloseable {
         return !pending.isEmpty();
     }
 
-    private void executeBatch(List<Event> batch) throws SQLException {
+    private void executeBatch(List<T> batch) throws SQLException {
         if (statement == null) {
             statement = connection.prepareStatement(statementSql);
         }
-        for (Event record : batch) {
-            bind(statement, record);
+        for (T record : batch) {
+            binding.bind(statement, record);
             statement.addBatch();
         }
         statement.executeBatch();
     }
 
-    private void copy(List<Event> batch) throws SQLException {
+    private void copy(List<T> batch) throws SQLException {
         StringBuilder text = new StringBuilder(batch.size() * 48);
-        for (Event record : batch) {
-            appendCopyText(text, record.id()).append('\t');
-            appendCopyText(text, record.key()).append('\t');
-            text.append(record.count()).append('\t');
-            appendCopyText(text, record.payload()).append('\n');
+        for (T record : batch) {
+            binding.appendCopy(text, record);
         }
         CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
         try {
             copy.copyIn("COPY " + settings.dialect().quote(settings.table()) + " ("
-                    + settings.columns().list(settings.dialect()) + ") FROM STDIN",
+                    + settings.dialect().columnList(binding.columns()) + ") FROM STDIN",
                     new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)));
         } catch (IOException e) {
             throw new SQLException("COPY into " + settings.table() + " failed: " + e.getMessage(), "08006", e);
         }
     }
 
-    /** COPY's text format: backslash escapes for the delimiter, line ends and the backslash itself. */
-    static StringBuilder appendCopyText(StringBuilder out, String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> out.append("\\\\");
-                case '\t' -> out.append("\\t");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                default -> out.append(c);
-            }
-        }
-        return out;
-    }
-
-    private static void bind(PreparedStatement statement, Event record) throws SQLException {
-        statement.setString(1, record.id());
-        statement.setString(2, record.key());
-        statement.setLong(3, record.count());
-        statement.setString(4, record.payload());
-    }
-
     /**
-     * One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each id's last
-     * record. In id order, so that concurrent writers lock rows in the same order.
+     * One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each key's last
+     * record. In key order, so that concurrent writers lock rows in the same order.
      */
-    private static List<Event> lastPerId(List<Event> records) {
-        Map<String, Event> last = new java.util.TreeMap<>();
-        for (Event record : records) {
-            last.put(record.id(), record);
+    private List<T> lastPerKey(List<T> records) {
+        Map<List<Comparable<?>>, T> last = new java.util.TreeMap<>(RecordBinding.KEY_ORDER);
+        for (T record : records) {
+            last.put(binding.key(record), record);
         }
         return new ArrayList<>(last.values());
     }
@@ -209,7 +187,7 @@ final class RowWriter implements AutoCloseable {
      * Names the record that failed. The transaction is lost anyway (the job fails and replays it),
      * so it is rolled back and the batch is retried row by row to find the culprit.
      */
-    private SQLException badRow(SQLException batchFailure, List<Event> batch) {
+    private SQLException badRow(SQLException batchFailure, List<T> batch) {
         SQLException cause = batchFailure instanceof BatchUpdateException && batchFailure.getNextException() != null
                 ? batchFailure.getNextException() : batchFailure;
         String culprit = null;
@@ -219,12 +197,13 @@ final class RowWriter implements AutoCloseable {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try (PreparedStatement single = connection.prepareStatement(statementSql)) {
-                for (Event record : batch) {
-                    bind(single, record);
+                for (int i = 0; i < batch.size(); i++) {
+                    binding.bind(single, batch.get(i));
                     try {
                         single.executeUpdate();
                     } catch (SQLException e) {
-                        culprit = record.id();
+                        culprit = binding.describe(batch.get(i)) + " (record " + (i + 1) + " of a batch of "
+                                + batch.size() + ")";
                         message = e.getMessage();
                         break;
                     }
@@ -236,9 +215,9 @@ final class RowWriter implements AutoCloseable {
         } catch (SQLException e) {
             batchFailure.addSuppressed(e);
         }
-        String what = culprit != null ? "record id '" + culprit + "'"
-                : "one of " + batch.size() + " records with ids '" + batch.get(0).id() + "' to '"
-                        + batch.get(batch.size() - 1).id() + "' (or an earlier record of the transaction)";
+        String what = culprit != null ? culprit
+                : "one of a batch of " + batch.size() + " records from " + binding.describe(batch.get(0)) + " to "
+                        + binding.describe(batch.get(batch.size() - 1)) + " (or an earlier record of the transaction)";
         return new SQLException("cannot write " + what + " into table " + settings.table() + ": " + message,
                 cause.getSQLState(), batchFailure);
     }

@@ -1,7 +1,9 @@
 package dev.onceflow.connector.jdbc;
 
 import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.row.DataType;
 import java.sql.Connection;
+import java.time.Instant;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -65,8 +67,45 @@ sealed interface SqlDialect permits PostgresDialect, MariaDbDialect {
     /** Driver properties the pool sets (batch rewriting and the like). */
     Map<String, String> dataSourceProperties();
 
-    /** {@code CREATE TABLE IF NOT EXISTS} for the sink's rows. */
+    /** {@code CREATE TABLE IF NOT EXISTS} for events, in the columns {@code columns} names. */
     String createTable(String table, Columns columns);
+
+    /**
+     * {@code CREATE TABLE IF NOT EXISTS} of the given column definitions (quoted name, type,
+     * constraint), with {@code keyColumns} as the primary key unless empty.
+     */
+    default String createTable(String table, List<String> columnDefinitions, List<String> keyColumns) {
+        StringBuilder ddl = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(quote(table)).append(" (")
+                .append(String.join(", ", columnDefinitions));
+        if (!keyColumns.isEmpty()) {
+            ddl.append(", PRIMARY KEY (").append(columnList(keyColumns)).append(')');
+        }
+        return ddl.append(')').append(tableOptions()).toString();
+    }
+
+    /** What follows the column list of a {@code CREATE TABLE}: engine and character set, where the database has them. */
+    String tableOptions();
+
+    /** The column type a field of {@code type} is created with; {@code key} for a primary key column. */
+    String columnType(DataType type, boolean key);
+
+    /** The parameter value of an instant for a column {@link #columnType} made for timestamptz. */
+    Object instant(Instant instant);
+
+    /** The quoted names, comma separated. */
+    default String columnList(List<String> columns) {
+        StringBuilder list = new StringBuilder();
+        for (String column : columns) {
+            list.append(list.length() == 0 ? "" : ", ").append(quote(column));
+        }
+        return list.toString();
+    }
+
+    /** An insert of one row into {@code columns}, in that order. */
+    default String insert(String table, List<String> columns) {
+        return "INSERT INTO " + quote(table) + " (" + columnList(columns) + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(columns.size(), "?")) + ")";
+    }
 
     /** {@code CREATE TABLE IF NOT EXISTS} for the write-ahead mode's markers. */
     String createCommitterTable(String table);
@@ -74,8 +113,11 @@ sealed interface SqlDialect permits PostgresDialect, MariaDbDialect {
     /** Runs a {@code CREATE ... IF NOT EXISTS} safely while other subtasks may run the same one. */
     void createIfMissing(Connection connection, String table, String ddl) throws SQLException;
 
-    /** An insert of one row that overwrites the row with the same id. */
-    String upsert(String table, Columns columns);
+    /**
+     * An insert of one row into {@code columns} that overwrites the row with the same values of
+     * {@code keyColumns} (a primary key or unique key of the table).
+     */
+    String upsert(String table, List<String> columns, List<String> keyColumns);
 
     /** Whether {@code COPY ... FROM STDIN} is available. */
     boolean supportsCopy();

@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
 import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Schema;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,8 +42,8 @@ class JdbcSinkFactoryTest {
         for (String url : List.of("jdbc:mariadb://db:3306/app", "jdbc:mysql://db/app")) {
             OptionValues values = validate(Map.of("url", url, "table", "events"));
             assertThat(factory.createSink(values)).isInstanceOf(JdbcSink.class).hasToString(
-                    "JdbcSink[exactly-once, url=" + url + ", table=events, user=null, columns=Columns[id=id, key=key, "
-                            + "count=count, payload=payload], batchSize=1000, poolSize=4, writeMethod=COPY]");
+                    "JdbcSink[exactly-once, url=" + url + ", table=events, user=null, batchSize=1000, poolSize=4, "
+                            + "writeMethod=COPY, columns=Columns[id=id, key=key, count=count, payload=payload]]");
             assertThat(SqlDialect.forUrl(url)).contains(MariaDbDialect.INSTANCE);
         }
         assertThat(SqlDialect.forUrl("jdbc:postgresql://db/app")).contains(PostgresDialect.INSTANCE);
@@ -146,6 +151,85 @@ class JdbcSinkFactoryTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> JdbcSink.builder("jdbc:postgresql://db/app", "t").poolSize(0))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void inputWithAnEventsFieldsIsWrittenAsEventsAsBeforeRows() {
+        RowSink<?> sink = factory.createRowSink(context(EventRows.SCHEMA, with("id-column", "event_id")));
+
+        assertThat(sink.writesRows()).isFalse();
+        assertThat(sink.sink()).hasToString("JdbcSink[exactly-once, url=jdbc:postgresql://db/app, table=events, "
+                + "user=null, batchSize=1000, poolSize=4, writeMethod=COPY, columns=Columns[id=event_id, key=key, "
+                + "count=count, payload=payload]]");
+    }
+
+    @Test
+    void otherInputIsWrittenFieldByFieldIntoTheColumnsOfTheirNamesOrTheMappedOnes() {
+        Schema orders = Schema.of(List.of(Field.of("order_id", DataType.LONG), Field.of("customer", DataType.STRING),
+                Field.of("total", DataType.decimal(10, 2))), List.of("order_id"));
+        Map<String, String> options = with("columns", " customer = customer_id ,total=Amount");
+        options.put("mode", "idempotent");
+
+        RowSink<?> sink = factory.createRowSink(context(orders, options));
+
+        assertThat(sink.writesRows()).isTrue();
+        assertThat(sink.sink()).isInstanceOf(JdbcUpsertSink.class).hasToString("JdbcUpsertSink[idempotent, "
+                + "url=jdbc:postgresql://db/app, table=events, user=null, batchSize=1000, poolSize=4, writeMethod=COPY, "
+                + "columns=[order_id, customer_id, Amount], key=[order_id]]");
+        assertThat(factory.createRowSink(context(EventRows.SCHEMA, with("columns", "id=event_id"))).writesRows())
+                .as("a column mapping makes event-shaped input rows").isTrue();
+    }
+
+    @Test
+    void whatDoesNotFitRowsIsOneLineNamingIt() {
+        Schema orders = Schema.of(Field.of("order_id", DataType.LONG), Field.of("customer", DataType.STRING));
+        Schema nested = Schema.of(Field.of("order_id", DataType.LONG), Field.of("items", DataType.array(DataType.STRING)));
+        Map<Map<String, String>, String> problems = new LinkedHashMap<>();
+        problems.put(with("id-column", "order_id"), "sink 'jdbc': option 'id-column' maps a field of events, and the "
+                + "input is not events (fields order_id, customer); map fields to columns with option 'columns: "
+                + "field=column, ...'");
+        problems.put(with("columns", "client=customer_id"), "sink 'jdbc': option 'columns' maps field 'client', which "
+                + "the input does not have; its fields: order_id, customer");
+        problems.put(with("columns", "customer=order_id"), "sink 'jdbc': fields 'order_id' and 'customer' would both go "
+                + "to column 'order_id'; map one of them elsewhere with option 'columns'");
+        problems.put(with("mode", "idempotent"), "sink 'jdbc': mode idempotent upserts rows by their primary key, and "
+                + "the input has none; declare one with 'primary-key' in the source's schema, or use mode exactly-once "
+                + "or write-ahead");
+        problems.forEach((options, message) -> assertThatThrownBy(() -> factory.createRowSink(context(orders, options)))
+                .as(message).isInstanceOf(OptionException.class).hasMessage(message));
+        assertThatThrownBy(() -> factory.createRowSink(context(nested, with("table", "t"))))
+                .isInstanceOf(OptionException.class).hasMessage("sink 'jdbc': field 'items' is a array<string>; the jdbc "
+                        + "sink writes fields of scalar types, one per column");
+    }
+
+    @Test
+    void aColumnsOptionThatIsNotFieldColumnPairsIsRefusedWhenValidated() {
+        assertThatThrownBy(() -> validate(with("columns", "a=b, c"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("option 'columns'").hasMessageContaining("'c' is not a field=column pair");
+        assertThatThrownBy(() -> validate(with("columns", "a=b,a=c"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("field 'a' is mapped twice");
+        assertThatThrownBy(() -> validate(with("create-table", "always"))).isInstanceOf(OptionException.class)
+                .hasMessageContaining("expected one of if-missing, never");
+    }
+
+    private SinkFactory.Context context(Schema input, Map<String, String> raw) {
+        OptionValues options = validate(raw);
+        return new SinkFactory.Context() {
+            @Override
+            public OptionValues options() {
+                return options;
+            }
+
+            @Override
+            public Schema inputSchema() {
+                return input;
+            }
+
+            @Override
+            public java.util.Optional<dev.onceflow.spi.format.Format> format() {
+                return java.util.Optional.empty();
+            }
+        };
     }
 
     private static Map<String, String> with(String key, String value) {

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.IdempotentWriter;
 import dev.onceflow.spi.sink.SinkContext;
@@ -12,9 +16,12 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.WriteAheadWriter;
 import dev.onceflow.testing.mariadb.MariaDbServer;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
@@ -170,7 +177,7 @@ class MariaDbSinkTest {
     @Test
     void writeAheadSegmentAndMarkerCommitTogetherAndAreWrittenOnce() throws Exception {
         SinkContext context = context(0, 1, OptionalLong.empty());
-        JdbcWriteAheadSink sink = builder().buildWriteAhead();
+        JdbcWriteAheadSink<Event> sink = builder().buildWriteAhead();
         try (CheckpointCommitter committer = sink.createCommitter(context);
                 WriteAheadWriter<Event> writer = sink.createWriter(context);
                 WriteAheadWriter<Event> zombie = sink.createWriter(context)) {
@@ -183,7 +190,47 @@ class MariaDbSinkTest {
         assertThat(ids()).containsExactly("0", "1", "2");
     }
 
-    private JdbcSink.Builder builder() {
+    @Test
+    void rowsOfEveryTypeReadBackAsWrittenFromAnXaTransaction() throws Exception {
+        List<Row> rows = TypedRows.rows(false);
+        try (TransactionalWriter<Row, JdbcTransaction> writer = builder().rows(TypedRows.SCHEMA, Map.of()).build()
+                .createWriter(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction open = writer.beginTransaction(1);
+            for (Row row : rows) {
+                writer.write(open, row);
+            }
+            writer.commit(writer.preCommit(open));
+        }
+
+        List<Row> read = new ArrayList<>();
+        try (Connection connection = server.connect(); Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT * FROM `" + table + "` ORDER BY `id`")) {
+            while (result.next()) {
+                read.add(TypedRows.read(result, true));
+            }
+        }
+        assertThat(read).hasSameSizeAs(rows);
+        for (int i = 0; i < rows.size(); i++) {
+            assertThat(TypedRows.difference(rows.get(i), read.get(i))).isNull();
+        }
+    }
+
+    @Test
+    void rowUpsertsReplaceByTheCompositeKeyWithBinaryStringsAsKeys() throws Exception {
+        Schema stock = Schema.of(List.of(Field.of("warehouse", DataType.STRING), Field.of("sku", DataType.STRING),
+                Field.of("quantity", DataType.INT)), List.of("warehouse", "sku"));
+        try (IdempotentWriter<Row> writer = builder().rows(stock, Map.of("quantity", "Qty")).buildIdempotent()
+                .createWriter(context(0, 1, OptionalLong.empty()))) {
+            writer.write(Row.of(stock, "north", "a", 5));
+            writer.write(Row.of(stock, "north", "A", 6));
+            writer.write(Row.of(stock, "north", "a", 7));
+            writer.flush();
+        }
+        assertThat(query("SELECT `warehouse`, `sku`, `Qty` FROM `" + table + "` ORDER BY `sku`"))
+                .containsExactly(List.of("north", "A", "6"), List.of("north", "a", "7"));
+    }
+
+    private JdbcSink.Builder<Event> builder() {
         return JdbcSink.builder(server.url(), table).user("root").committerTable(table + "_checkpoints");
     }
 
