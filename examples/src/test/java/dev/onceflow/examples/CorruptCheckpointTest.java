@@ -16,37 +16,49 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A corrupted newest checkpoint is detected, logged and skipped in favour of the previous one, and
- * never restored. The job is halted right after the newest checkpoint's metadata is written and
- * before any sink was told to commit it, so restoring the previous checkpoint is still exactly-once.
+ * A corrupted newest checkpoint is detected and never restored, and neither is the one before it
+ * (EO-5): once a checkpoint's {@code _metadata} is written its output may be committed, so going
+ * back past it would write that output twice. The resume is refused in one line naming the
+ * checkpoint and the choices; once the checkpoint is repaired, {@code --resume latest} finishes the
+ * job exactly once. The job is halted right after the newest checkpoint completes and before any
+ * sink was told to commit it, the moment when a fallback would have been harmless, and still the
+ * runtime cannot tell that from the outside: it refuses.
  */
 class CorruptCheckpointTest {
 
     private static final long ROWS = 20_000;
 
     @Test
-    void flippedByteInAStateFileIsDetectedAndSkipped(@TempDir Path dir) throws Exception {
+    void flippedByteInAStateFileIsRefusedUntilRepaired(@TempDir Path dir) throws Exception {
         Path newest = crashRightAfterACheckpointCompletes(dir);
         Path stateFile;
         try (Stream<Path> files = Files.list(newest)) {
             stateFile = files.filter(p -> p.toString().endsWith(".state")).sorted().findFirst().orElseThrow();
         }
-        byte[] bytes = Files.readAllBytes(stateFile);
+        byte[] intact = Files.readAllBytes(stateFile);
+        byte[] bytes = intact.clone();
         bytes[bytes.length / 2] ^= 0x5A;
         Files.write(stateFile, bytes);
 
-        resumeAndAssertSkipped(dir, newest, "fails its checksum");
+        resumeAndAssertRefused(dir, newest, "fails its checksum");
+
+        Files.write(stateFile, intact);
+        resumeAndAssertExactlyOnce(dir);
     }
 
     @Test
-    void truncatedMetadataIsDetectedAndSkipped(@TempDir Path dir) throws Exception {
+    void truncatedMetadataIsRefusedUntilRepaired(@TempDir Path dir) throws Exception {
         Path newest = crashRightAfterACheckpointCompletes(dir);
         Path metadata = newest.resolve("_metadata");
+        byte[] intact = Files.readAllBytes(metadata);
         try (FileChannel channel = FileChannel.open(metadata, StandardOpenOption.WRITE)) {
             channel.truncate(channel.size() / 2);
         }
 
-        resumeAndAssertSkipped(dir, newest, "truncated");
+        resumeAndAssertRefused(dir, newest, "truncated");
+
+        Files.write(metadata, intact);
+        resumeAndAssertExactlyOnce(dir);
     }
 
     private static Path crashRightAfterACheckpointCompletes(Path dir) throws Exception {
@@ -62,16 +74,26 @@ class CorruptCheckpointTest {
         }
     }
 
-    private static void resumeAndAssertSkipped(Path dir, Path corrupted, String reason) throws Exception {
-        Path log = dir.resolve("resume.log");
-        JobProcess resumed = JobProcess.start(dir.resolve("job.yaml"), "latest", JobProcess.Faults.NONE, log);
-        assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
+    private static void resumeAndAssertRefused(Path dir, Path corrupted, String reason) throws Exception {
+        Path log = dir.resolve("refused.log");
+        JobProcess refused = JobProcess.start(dir.resolve("job.yaml"), "latest", JobProcess.Faults.NONE, log);
+        assertThat(refused.await(2)).as("log:\n%s", refused.tail()).isEqualTo(2);
 
         String text = Files.readString(log, StandardCharsets.UTF_8);
-        long corruptId = Long.parseLong(corrupted.getFileName().toString().substring(4));
-        assertThat(text).contains("Skipping checkpoint " + corrupted.getFileName() + ": ").contains(reason);
-        assertThat(text).contains("from " + corrupted.resolveSibling("chk-" + (corruptId - 1)) + " (checkpoint "
-                + (corruptId - 1) + ")");
+        assertThat(text.lines().filter(line -> line.startsWith("onceflow: ")))
+                .as("one line on the console; log:\n%s", text).singleElement().asString()
+                .startsWith("onceflow: " + corrupted.getFileName() + " is the newest completed checkpoint of job"
+                        + " crash-test and cannot be read (")
+                .contains(reason)
+                .contains("sinks may already have committed its output")
+                .contains("--accept-duplicates");
+        assertThat(text).as("no fallback").doesNotContain("Restoring job");
+    }
+
+    private static void resumeAndAssertExactlyOnce(Path dir) throws Exception {
+        JobProcess resumed = JobProcess.start(dir.resolve("job.yaml"), "latest", JobProcess.Faults.NONE,
+                dir.resolve("resume.log"));
+        assertThat(resumed.await(2)).as("log:\n%s", resumed.tail()).isZero();
 
         Verdict verdict = CrashTestJobs.verdict(dir, ROWS);
         assertThat(verdict.exactlyOnce()).as(verdict.describe()).isTrue();

@@ -124,8 +124,30 @@ public final class CheckpointStorage {
     }
 
     /**
+     * The checkpoints and savepoints whose completion was recorded (their {@code _metadata} exists),
+     * newest first, whether they validate or not: once {@code _metadata} is written, sinks are told
+     * to commit, so each of these may have committed output (EO-5). Directories without it never
+     * completed, committed nothing, and are left out.
+     */
+    public List<CheckpointLocation> completedNewestFirst() throws IOException {
+        List<CheckpointLocation> dirs = listDirectories();
+        dirs.sort(Comparator.comparingLong(CheckpointStorage::idOf).reversed());
+        List<CheckpointLocation> completed = new ArrayList<>();
+        for (CheckpointLocation dir : dirs) {
+            if (fs.exists(dir.resolve(METADATA))) {
+                completed.add(dir);
+            }
+        }
+        return completed;
+    }
+
+    /**
      * The newest checkpoint or savepoint that validates completely (metadata and every state file
      * checksum). Invalid ones are logged with the reason and skipped, never restored.
+     *
+     * <p>Not what a job restores: skipping a corrupt completed checkpoint goes back past output
+     * that may be committed. {@code --resume latest} refuses that instead (EO-5,
+     * {@code execution.RestorePoints}).
      */
     public Optional<RestoredCheckpoint> latestValid() throws IOException {
         List<CheckpointLocation> dirs = listDirectories();
@@ -333,7 +355,8 @@ public final class CheckpointStorage {
         return dirs;
     }
 
-    static long idOf(CheckpointLocation dir) {
+    /** The id in the name of a checkpoint or savepoint directory ({@code chk-7}: 7); -1 for another name. */
+    public static long idOf(CheckpointLocation dir) {
         Matcher m = NAME.matcher(dir.name());
         return m.matches() ? Long.parseLong(m.group(2)) : -1;
     }

@@ -5,6 +5,7 @@ import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.checkpoint.CheckpointStats;
 import dev.onceflow.runtime.checkpoint.CheckpointStorage;
+import dev.onceflow.runtime.execution.DuplicateRiskException;
 import dev.onceflow.runtime.execution.IncompatibleRestorePointException;
 import dev.onceflow.runtime.execution.JobClient;
 import dev.onceflow.runtime.execution.JobExecutionException;
@@ -110,9 +111,14 @@ public final class OnceflowCli {
         Path jobFile;
 
         @CommandLine.Option(names = "--resume", paramLabel = "latest|PATH",
-                description = "Restore the latest completed checkpoint of this job (fresh start if there is none), "
-                        + "or the checkpoint or savepoint directory given.")
+                description = "Restore the latest completed checkpoint of this job (fresh start if there is none; "
+                        + "refused if it cannot be read), or the checkpoint or savepoint directory given.")
         String resume;
+
+        @CommandLine.Option(names = "--accept-duplicates",
+                description = "With --resume PATH: restore it even though the job completed a newer checkpoint "
+                        + "or savepoint; what the sink committed after PATH is written again.")
+        boolean acceptDuplicates;
 
         @CommandLine.Option(names = "--fresh",
                 description = "Start from the beginning even though the job has completed checkpoints "
@@ -139,8 +145,14 @@ public final class OnceflowCli {
         @Override
         public Integer call() throws Exception {
             JobFileLoader.LoadedJob job = new JobFileLoader(connectors(plugins)).load(jobFile);
+            if (acceptDuplicates && (resume == null || resume.equals("latest"))) {
+                // Accepting duplicates is a decision about one named restore point, never a fallback.
+                throw new JobFileException("--accept-duplicates goes with --resume <checkpoint or savepoint dir>:"
+                        + " name the one to restore");
+            }
             RestoreSetting restore = resume == null ? RestoreSetting.fresh()
                     : resume.equals("latest") ? RestoreSetting.latest()
+                    : acceptDuplicates ? RestoreSetting.fromPath(location("--resume", resume)).acceptingDuplicates()
                     : RestoreSetting.fromPath(location("--resume", resume));
             if (restore instanceof RestoreSetting.FromPath p && !CheckpointFileSystem.of(p.directory()).exists(p.directory())) {
                 throw new JobFileException("--resume " + resume + ": no such checkpoint or savepoint directory");
@@ -149,8 +161,9 @@ public final class OnceflowCli {
                 throw new JobFileException("--fresh and --resume exclude each other");
             }
             CheckpointLocation jobDirectory = job.environment().checkpointConfig().directory().resolve(job.spec().name());
-            if (resume == null && !fresh && new CheckpointStorage(jobDirectory).latestValid().isPresent()) {
-                // Starting over silently would emit everything again next to what was committed.
+            if (resume == null && !fresh && !new CheckpointStorage(jobDirectory).completedNewestFirst().isEmpty()) {
+                // Starting over silently would emit everything again next to what was committed;
+                // a completed checkpoint that cannot be read was committed all the same (EO-5).
                 throw new JobFileException("job " + job.spec().name() + " already has completed checkpoints in "
                         + jobDirectory + "; continue it with --resume latest, or delete its output and start over with --fresh");
             }
@@ -165,13 +178,17 @@ public final class OnceflowCli {
             try {
                 client = job.environment().setRestore(restore).setAllowNonRestoredState(allowNonRestoredState)
                         .executeAsync(job.spec().name());
-            } catch (IncompatibleRestorePointException e) {
+            } catch (IncompatibleRestorePointException | DuplicateRiskException e) {
                 throw new JobFileException(e.getMessage());
             }
             var checkpoints = job.environment().checkpointConfig();
             out.printf("Job %s: %s; checkpoints every %s (%s) in %s%n", job.spec().name(), job.description(),
                     checkpoints.periodic() ? checkpoints.interval().toMillis() + " ms" : "- (off)",
                     checkpoints.mode() + (checkpoints.unaligned() ? ", unaligned" : ""), client.jobDirectory());
+            if (acceptDuplicates) {
+                out.printf("Restoring %s with --accept-duplicates: duplicates may follow; what the sink committed"
+                        + " after it is written again%n", resume);
+            }
             out.flush();
             // Open for the whole run, so `onceflow savepoint` can reach the job.
             ControlServer control = new ControlServer(client);

@@ -48,17 +48,14 @@ public final class JobClient {
      *
      * @throws IncompatibleRestorePointException if the restore point was taken with another max
      *     parallelism or holds state for operators the job does not have (unless {@code allowNonRestoredState})
+     * @throws DuplicateRiskException if the restore point is older than a completed checkpoint of
+     *     the job, or the newest completed one cannot be read (EO-5)
      */
     public static JobClient start(String jobName, JobPlan plan, CheckpointConfig checkpointConfig,
             CommitRetry commitRetry, RestartStrategy restartStrategy, RestoreSetting restore,
             boolean allowNonRestoredState, MeterRegistry registry) throws java.io.IOException {
         CheckpointStorage storage = new CheckpointStorage(checkpointConfig.directory().resolve(jobName));
-        RestoredCheckpoint initial = null;
-        if (restore instanceof RestoreSetting.Latest) {
-            initial = storage.latestValid().orElse(null);
-        } else if (restore instanceof RestoreSetting.FromPath path) {
-            initial = CheckpointStorage.load(path.directory());
-        }
+        RestoredCheckpoint initial = RestorePoints.choose(jobName, storage, restore);
         if (initial != null && initial.metadata().maxParallelism() != plan.maxParallelism()) {
             // Keys would hash to other key groups and their state would silently go missing.
             throw new IncompatibleRestorePointException(initial.directory() + " was taken with max-parallelism "

@@ -10,12 +10,32 @@ public sealed interface RestoreSetting {
     record Fresh() implements RestoreSetting {
     }
 
-    /** From the newest valid checkpoint or savepoint of this job, or fresh if there is none. */
+    /**
+     * From the newest completed checkpoint or savepoint of this job, or fresh if there is none.
+     * Refused if that one cannot be read: an older one would write its committed output again
+     * (EO-5). Directories that never completed are skipped.
+     */
     record Latest() implements RestoreSetting {
     }
 
-    /** From the given checkpoint or savepoint directory; fails if it is not valid. */
-    record FromPath(CheckpointLocation directory) implements RestoreSetting {
+    /**
+     * From the given checkpoint or savepoint directory; fails if it is not valid. Refused if the
+     * job completed a newer checkpoint or savepoint, whose output sinks may have committed, unless
+     * {@code acceptDuplicates} (EO-5).
+     */
+    record FromPath(CheckpointLocation directory, boolean acceptDuplicates) implements RestoreSetting {
+
+        public FromPath(CheckpointLocation directory) {
+            this(directory, false);
+        }
+
+        /**
+         * The same directory, restored even though newer checkpoints of the job completed: what
+         * sinks committed after it is written again.
+         */
+        public FromPath acceptingDuplicates() {
+            return new FromPath(directory, true);
+        }
     }
 
     static RestoreSetting fresh() {
@@ -26,11 +46,11 @@ public sealed interface RestoreSetting {
         return new Latest();
     }
 
-    static RestoreSetting fromPath(CheckpointLocation directory) {
+    static FromPath fromPath(CheckpointLocation directory) {
         return new FromPath(directory);
     }
 
-    static RestoreSetting fromPath(Path directory) {
+    static FromPath fromPath(Path directory) {
         return new FromPath(CheckpointLocation.of(directory));
     }
 }

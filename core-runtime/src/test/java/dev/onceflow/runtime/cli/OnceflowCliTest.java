@@ -325,6 +325,166 @@ class OnceflowCliTest {
         assertThat(lines(err)).containsExactly("onceflow: " + missing + ": no such directory");
     }
 
+    /**
+     * EO-5. The reliability review's case: chk-N completed (so its transactions may be committed)
+     * and then its {@code _metadata} went bad. {@code --resume latest} used to restore chk-N-1 with
+     * a WARN and exit 0, writing chk-N's output a second time. If this fails, look at
+     * {@code RestorePoints.choose}: it must not skip a completed checkpoint that cannot be read.
+     */
+    @Test
+    void resumeLatestRefusesWhenTheNewestCompletedCheckpointCannotBeReadAndNamesTheChoices() throws Exception {
+        Path job = jobThatCheckpointsMidRun();
+        List<Path> completed = runToItsEnd(job);
+        Path newest = completed.get(completed.size() - 1);
+        Path older = completed.get(completed.size() - 2);
+        CheckpointFixtures.flipByte(newest.resolve(CheckpointFixtures.METADATA));
+        Map<Path, String> committed = committedOutput();
+        clearOutput();
+
+        int refused = run("run", job.toString(), "--resume", "latest", "--progress-interval", "0");
+
+        assertThat(refused).as(err.toString()).isEqualTo(OnceflowCli.BAD_INPUT);
+        assertThat(lines(err)).singleElement().asString()
+                .startsWith("onceflow: " + newest.getFileName() + " is the newest completed checkpoint of job good-job"
+                        + " and cannot be read (")
+                .contains("fails its checksum")
+                .contains("sinks may already have committed its output")
+                .contains("Repair " + newest + " and run again with --resume latest")
+                .endsWith("accept duplicates with --resume " + older + " --accept-duplicates");
+        assertThat(out.toString()).as("nothing ran").isEmpty();
+        assertThat(committedOutput()).as("no output written").isEqualTo(committed);
+
+        clearOutput();
+        int accepted = run("run", job.toString(), "--resume", older.toString(), "--accept-duplicates",
+                "--progress-interval", "0");
+
+        assertThat(accepted).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("Restoring " + older + " with --accept-duplicates: duplicates may follow")
+                .contains("Job good-job finished");
+        assertThat(lineCount(committedOutput())).as("the records after %s, written again", older.getFileName())
+                .isGreaterThan(lineCount(committed));
+    }
+
+    /** EO-5: a named checkpoint older than a completed one repeats the same output, so it takes the same flag. */
+    @Test
+    void resumingAnOlderCheckpointThanACompletedOneNeedsAcceptDuplicates() throws Exception {
+        Path job = jobThatCheckpointsMidRun();
+        List<Path> completed = runToItsEnd(job);
+        Path older = completed.get(0);
+        Path newest = completed.get(completed.size() - 1);
+        Map<Path, String> committed = committedOutput();
+        clearOutput();
+
+        int refused = run("run", job.toString(), "--resume", older.toString(), "--progress-interval", "0");
+
+        assertThat(refused).as(err.toString()).isEqualTo(OnceflowCli.BAD_INPUT);
+        assertThat(lines(err)).singleElement().asString()
+                .startsWith("onceflow: " + older + " is checkpoint " + CheckpointStorage.idOf(CheckpointLocation.of(older))
+                        + ", but job good-job completed " + newest.getFileName() + " after it")
+                .contains("--resume latest")
+                .contains("--resume " + older + " --accept-duplicates");
+        assertThat(out.toString()).as("nothing ran").isEmpty();
+        assertThat(committedOutput()).as("no output written").isEqualTo(committed);
+    }
+
+    /**
+     * A checkpoint directory without {@code _metadata} never completed, so no sink committed its
+     * output: {@code --resume latest} passes over it without a word and restores the one before.
+     */
+    @Test
+    void resumeLatestPassesOverANewerCheckpointThatNeverCompleted() throws Exception {
+        Path job = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+        assertThat(run("run", job.toString(), "--progress-interval", "0")).as(err.toString()).isZero();
+        Path newest = completedCheckpoints().get(completedCheckpoints().size() - 1);
+        Path incomplete = Files.createDirectory(newest.resolveSibling("chk-" + (CheckpointStorage.idOf(
+                CheckpointLocation.of(newest)) + 5)));
+        try (var files = Files.list(newest)) {
+            // A state file written, and the crash before _metadata.
+            Files.copy(files.filter(f -> f.toString().endsWith(".state")).findFirst().orElseThrow(),
+                    incomplete.resolve("stage0-0.state"));
+        }
+        clearOutput();
+
+        int status = run("run", job.toString(), "--resume", "latest", "--progress-interval", "0");
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(err.toString()).isEmpty();
+        assertThat(out.toString()).contains("Job good-job finished").doesNotContain("duplicates");
+    }
+
+    /** A completed checkpoint that cannot be read was committed all the same: starting over is not silent either. */
+    @Test
+    void runWithoutResumeIsRefusedEvenIfNoCompletedCheckpointCanBeRead() throws Exception {
+        Path job = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+        assertThat(run("run", job.toString(), "--progress-interval", "0")).as(err.toString()).isZero();
+        for (Path checkpoint : completedCheckpoints()) {
+            CheckpointFixtures.flipByte(checkpoint.resolve(CheckpointFixtures.METADATA));
+        }
+        Map<Path, String> committed = committedOutput();
+        clearOutput();
+
+        int status = run("run", job.toString(), "--progress-interval", "0");
+
+        assertThat(status).isEqualTo(OnceflowCli.BAD_INPUT);
+        assertThat(lines(err)).singleElement().asString().contains("already has completed checkpoints");
+        assertThat(committedOutput()).as("no output written").isEqualTo(committed);
+    }
+
+    @Test
+    void acceptDuplicatesGoesOnlyWithANamedCheckpoint() throws Exception {
+        Path job = JobFiles.write(dir, "good.yaml", JobFiles.valid(dir));
+
+        int status = run("run", job.toString(), "--resume", "latest", "--accept-duplicates");
+
+        assertThat(status).isEqualTo(OnceflowCli.BAD_INPUT);
+        assertThat(lines(err)).containsExactly("onceflow: --accept-duplicates goes with --resume <checkpoint or"
+                + " savepoint dir>: name the one to restore");
+        assertThat(out.toString()).as("nothing ran").isEmpty();
+    }
+
+    /** 1,500 rows at 1,000 a second with checkpoints every 100 ms: the three newest stay, all from mid-run. */
+    private Path jobThatCheckpointsMidRun() throws Exception {
+        return JobFiles.write(dir, "slow.yaml", JobFiles.validWith(dir, "rows: 100", "rows: 1500\n    rows-per-second: 1000"));
+    }
+
+    /** Runs {@code job} until its input ends; its completed checkpoints, oldest first, at least two. */
+    private List<Path> runToItsEnd(Path job) throws Exception {
+        assertThat(run("run", job.toString(), "--progress-interval", "0")).as(err.toString()).isZero();
+        List<Path> completed = completedCheckpoints();
+        assertThat(completed).as("checkpoints completed mid-run and were kept").hasSizeGreaterThanOrEqualTo(2);
+        return completed;
+    }
+
+    /** The job's checkpoints and savepoints with {@code _metadata}, oldest first. */
+    private List<Path> completedCheckpoints() throws Exception {
+        try (var dirs = Files.list(dir.resolve("checkpoints").resolve("good-job"))) {
+            return dirs.filter(d -> Files.exists(d.resolve(CheckpointFixtures.METADATA)))
+                    .sorted(java.util.Comparator.comparingLong(d -> CheckpointStorage.idOf(CheckpointLocation.of(d))))
+                    .toList();
+        }
+    }
+
+    /** The sink's visible files and their contents, as a committed reader sees them. */
+    private Map<Path, String> committedOutput() throws Exception {
+        Map<Path, String> files = new java.util.TreeMap<>();
+        try (var walk = Files.walk(dir.resolve("out"))) {
+            for (Path f : walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
+                    .toList()) {
+                files.put(f, Files.readString(f));
+            }
+        }
+        return files;
+    }
+
+    private static long lineCount(Map<Path, String> files) {
+        return files.values().stream().mapToLong(content -> content.lines().count()).sum();
+    }
+
+    private void clearOutput() {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+    }
+
     @Test
     void theCommittedOutputOfAnHdfsSinkIsPrintedAsAUriNotAsALocalPath() {
         assertThat(OnceflowCli.displayPath("hdfs://127.0.0.1:9000/jobs/out")).isEqualTo("hdfs://127.0.0.1:9000/jobs/out");
