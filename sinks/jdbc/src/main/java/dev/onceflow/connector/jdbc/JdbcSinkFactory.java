@@ -58,8 +58,8 @@ public final class JdbcSinkFactory implements SinkFactory {
             .description("exactly-once: a prepared transaction per checkpoint (PostgreSQL: needs "
                     + "max_prepared_transactions; MariaDB: XA); "
                     + "write-ahead: rows kept in the checkpoint and written with a marker row after it completes, "
-                    + "exactly-once without prepared transactions; idempotent: upserts by id, at-least-once "
-                    + "delivery with an exactly-once final state.");
+                    + "exactly-once without prepared transactions; idempotent: upserts by primary key (an event's id), "
+                    + "at-least-once delivery with an exactly-once final state.");
 
     public static final Option<WriteMethod> WRITE_METHOD = Option.enumOption("write-method", WriteMethod.class)
             .defaultValue(WriteMethod.COPY)
