@@ -85,6 +85,14 @@ final class BrokenConnectorSuites {
         }
     }
 
+    /** The correct file source, behind a fixture that says it does not discover input while running. */
+    static final class FileSourceWithoutDiscoverySuite extends SourceConformanceSuite {
+        @Override
+        protected SourceExternalSystem externalSystem() {
+            return new InputDirectory("file", false);
+        }
+    }
+
     static final class OffByOneFileSourceSuite extends SourceConformanceSuite {
         @Override
         protected SourceExternalSystem externalSystem() {
@@ -184,10 +192,26 @@ final class BrokenConnectorSuites {
     static final class InputDirectory implements SourceExternalSystem {
 
         private final String sourceIdentifier;
+        private final boolean discovers;
         private final Map<String, Integer> files = new HashMap<>();
 
         InputDirectory(String sourceIdentifier) {
+            this(sourceIdentifier, true);
+        }
+
+        InputDirectory(String sourceIdentifier, boolean discovers) {
             this.sourceIdentifier = sourceIdentifier;
+            this.discovers = discovers;
+        }
+
+        @Override
+        public String variant() {
+            return discovers ? "" : "no-discovery";
+        }
+
+        @Override
+        public boolean discoversInputWhileRunning() {
+            return discovers;
         }
 
         @Override

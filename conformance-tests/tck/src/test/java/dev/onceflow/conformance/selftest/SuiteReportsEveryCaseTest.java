@@ -91,6 +91,24 @@ class SuiteReportsEveryCaseTest {
     }
 
     /**
+     * A case that cannot apply to the connector passes as not applicable, saying why: an assumption
+     * would abort it, and an aborted case counts as not run, which would withhold the guarantee of
+     * every source that does not discover input (datagen).
+     */
+    @Test
+    void aCaseThatCannotApplyPassesAsNotApplicable() throws Exception {
+        String src3 = "required_src3_inputAddedWhileRunningIsReadOnce";
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.FileSourceWithoutDiscoverySuite.class, src3),
+                "source-file-no-discovery", FEW_ROWS);
+
+        assertThat(run.report().rowsOf(src3)).singleElement().satisfies(row -> {
+            assertThat(row.verdict()).isEqualTo(CaseVerdict.PASSED);
+            assertThat(row.guarantee()).isEqualTo("not-applicable");
+            assertThat(row.detail()).isEqualTo("the source does not discover input added while it runs");
+        });
+    }
+
+    /**
      * The cases of a sink suite as JUnit discovers them, not as the report finds them: each test
      * method, and for the crash factory each fault point it crashes at.
      */
