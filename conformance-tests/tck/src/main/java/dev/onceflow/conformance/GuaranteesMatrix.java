@@ -15,7 +15,8 @@ import java.util.stream.Stream;
 /**
  * Merges the conformance reports of every connector ({@code target/conformance/*.json} anywhere
  * under a directory) into the guarantees matrix: which guarantee each source and sink reached as
- * measured, and source x sink as the weaker of the two.
+ * measured, and source x sink as the weaker of the two. A report that cannot vouch for a guarantee
+ * (a partial run, a required case that errored or broke a rule) is refused, and nothing is written.
  *
  * <pre>
  * ./mvnw -B verify

@@ -118,6 +118,11 @@ class SuiteCatchesBrokenConnectorsTest {
                 .containsPattern("duplicated 0 ,");
         CaseResult result = assertCaseFailed(run, "SRC-1", "violated");
         assertThat(result.lost()).as("lost ids in the report").isPositive();
+        // The dynamic test that ran is the one the report lists, not a second case beside it.
+        assertThat(result.name()).isEqualTo("required_eo1_crashAtEveryFaultPoint/" + FaultPoints.SOURCE_BEFORE_BARRIER);
+        assertThat(run.report().verdicts().keySet()).as("cases in the report")
+                .containsExactlyInAnyOrderElementsOf(SuiteReportsEveryCaseTest.casesOf(
+                        BrokenConnectorSuites.OffByOneFileSourceSuite.class));
     }
 
     /** SRC-5: the same off-by-one source, driven in process from its deserialized splits. */

@@ -109,8 +109,8 @@ class SuiteReportsEveryCaseTest {
     }
 
     /**
-     * The cases of a sink suite as JUnit discovers them, not as the report finds them: each test
-     * method, and for the crash factory each fault point it crashes at.
+     * The cases of a suite as JUnit discovers them, not as the report finds them: each test method,
+     * and for the crash factory each fault point it crashes at.
      */
     static List<String> casesOf(Class<?> suite) {
         TestPlan plan = LauncherFactory.create().discover(LauncherDiscoveryRequestBuilder.request()
