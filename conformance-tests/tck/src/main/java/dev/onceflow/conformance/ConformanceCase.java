@@ -305,9 +305,21 @@ public final class ConformanceCase {
         recordCheck(rule, failedLoudly, failedLoudly ? "failed-loudly" : "violated");
     }
 
+    /**
+     * Records that the case does not apply to this connector, and why (the report shows it): a case
+     * that cannot apply passes as not applicable, which neither weakens nor withholds the guarantee.
+     */
+    public void recordNotApplicable(Rule rule, String why) {
+        suite.report().add(check(rule, true, "not-applicable").withDetail(why));
+    }
+
     private void recordCheck(Rule rule, boolean passed, String guarantee) {
-        suite.report().add(new CaseResult(name, rule.id(), List.copyOf(faults), crashes, 0, 0, 0, 0, 0, 0,
-                notApplicable ? "not-applicable" : guarantee, passed));
+        suite.report().add(check(rule, passed, guarantee));
+    }
+
+    private CaseResult check(Rule rule, boolean passed, String guarantee) {
+        return new CaseResult(name, rule.id(), List.copyOf(faults), crashes, 0, 0, 0, 0, 0, 0,
+                notApplicable ? "not-applicable" : guarantee, passed);
     }
 
     /** Records the verdict under {@code rule} without asserting (for cases that expect a violation). */

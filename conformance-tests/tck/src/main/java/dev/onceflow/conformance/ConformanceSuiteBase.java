@@ -27,6 +27,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The cases every connector gets, sink or source: a bounded run, a crash at every fault point, a
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  * and that nothing is left behind.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(CaseRecorder.class)
 public abstract class ConformanceSuiteBase {
 
     protected static final int KEYS = 7;
@@ -88,10 +90,16 @@ public abstract class ConformanceSuiteBase {
 
     @BeforeAll
     void startExternalSystem() throws Exception {
-        system().start();
         String connector = (system().variant().isEmpty() ? connectorIdentifier()
                 : connectorIdentifier() + "-" + system().variant()) + target().suffix();
+        // Before the fixture starts: if it cannot, the report still lists every case, errored.
         report = new ConformanceReport(connector, kind(), settings);
+        try {
+            system().start();
+        } catch (Exception | Error e) {
+            report.fixtureFailed(e);
+            throw e;
+        }
         workRoot = Path.of("target", "conformance-work", kind() + "-" + connector).toAbsolutePath();
         deleteRecursively(workRoot);
         System.out.printf("Onceflow conformance (%s %s): profile %s, seed %d (replay with -Donceflow.conformance.seed=%d)%n",
@@ -113,7 +121,9 @@ public abstract class ConformanceSuiteBase {
     @AfterAll
     void writeReportAndStop() throws Exception {
         try {
-            report.write(Path.of("target", "conformance"));
+            if (report != null) {
+                report.write(Path.of("target", "conformance"), SuiteCases.declared(this));
+            }
         } finally {
             system().close();
         }

@@ -69,6 +69,30 @@ final class BrokenConnectorSuites {
         }
     }
 
+    /** The correct filesystem sink behind a fixture that cannot read what was committed: no case reaches a verdict. */
+    static final class UnreadableOutputSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new BrokenFixture(BrokenFixture.Step.READ_COMMITTED);
+        }
+    }
+
+    /** A fixture that cannot start its system: no case can run. */
+    static final class UnstartableSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new BrokenFixture(BrokenFixture.Step.START);
+        }
+    }
+
+    /** The correct file source, behind a fixture that says it does not discover input while running. */
+    static final class FileSourceWithoutDiscoverySuite extends SourceConformanceSuite {
+        @Override
+        protected SourceExternalSystem externalSystem() {
+            return new InputDirectory("file", false);
+        }
+    }
+
     static final class OffByOneFileSourceSuite extends SourceConformanceSuite {
         @Override
         protected SourceExternalSystem externalSystem() {
@@ -107,14 +131,87 @@ final class BrokenConnectorSuites {
         }
     }
 
+    /**
+     * The filesystem sink's fixture, broken at one step: an exception of the fixture, which says
+     * nothing about the connector, so the case it breaks reaches no verdict.
+     */
+    record BrokenFixture(Step broken) implements SinkExternalSystem {
+
+        enum Step { START, READ_COMMITTED }
+
+        private static final LocalDirectorySink FILESYSTEM = new LocalDirectorySink("filesystem");
+
+        /** What the fixture throws, as the report shows it. */
+        String failure() {
+            return "IllegalStateException: the fixture broke at " + broken;
+        }
+
+        @Override
+        public void start() {
+            breakAt(Step.START);
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public String variant() {
+            return "broken-" + broken.name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        @Override
+        public String sinkIdentifier() {
+            return FILESYSTEM.sinkIdentifier();
+        }
+
+        @Override
+        public Map<String, Object> sinkOptions(TestDestination destination) {
+            return FILESYSTEM.sinkOptions(destination);
+        }
+
+        @Override
+        public List<Event> readCommitted(TestDestination destination) throws Exception {
+            breakAt(Step.READ_COMMITTED);
+            return FILESYSTEM.readCommitted(destination);
+        }
+
+        @Override
+        public List<String> leftovers(TestDestination destination) throws Exception {
+            return FILESYSTEM.leftovers(destination);
+        }
+
+        private void breakAt(Step step) {
+            if (step == broken) {
+                throw new IllegalStateException("the fixture broke at " + step);
+            }
+        }
+    }
+
     /** The file source's fixture, for any source identifier that takes its options: a file per batch. */
     static final class InputDirectory implements SourceExternalSystem {
 
         private final String sourceIdentifier;
+        private final boolean discovers;
         private final Map<String, Integer> files = new HashMap<>();
 
         InputDirectory(String sourceIdentifier) {
+            this(sourceIdentifier, true);
+        }
+
+        InputDirectory(String sourceIdentifier, boolean discovers) {
             this.sourceIdentifier = sourceIdentifier;
+            this.discovers = discovers;
+        }
+
+        @Override
+        public String variant() {
+            return discovers ? "" : "no-discovery";
+        }
+
+        @Override
+        public boolean discoversInputWhileRunning() {
+            return discovers;
         }
 
         @Override

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import dev.onceflow.conformance.CaseResult;
+import dev.onceflow.conformance.CaseVerdict;
+import dev.onceflow.conformance.ConformanceReport;
 import dev.onceflow.conformance.SelectedCase;
 import dev.onceflow.runtime.fault.FaultPoints;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -115,6 +118,11 @@ class SuiteCatchesBrokenConnectorsTest {
                 .containsPattern("duplicated 0 ,");
         CaseResult result = assertCaseFailed(run, "SRC-1", "violated");
         assertThat(result.lost()).as("lost ids in the report").isPositive();
+        // The dynamic test that ran is the one the report lists, not a second case beside it.
+        assertThat(result.name()).isEqualTo("required_eo1_crashAtEveryFaultPoint/" + FaultPoints.SOURCE_BEFORE_BARRIER);
+        assertThat(run.report().verdicts().keySet()).as("cases in the report")
+                .containsExactlyInAnyOrderElementsOf(SuiteReportsEveryCaseTest.casesOf(
+                        BrokenConnectorSuites.OffByOneFileSourceSuite.class));
     }
 
     /** SRC-5: the same off-by-one source, driven in process from its deserialized splits. */
@@ -147,13 +155,26 @@ class SuiteCatchesBrokenConnectorsTest {
         assertThat(result.duplicated()).as("duplicated ids in the report").isPositive();
     }
 
-    /** The report records the case under its rule, failed, and the guarantee the output showed. */
+    /**
+     * The report lists the case under its rule, violated, with the guarantee its output showed, and
+     * the suite's other cases as not run; a run of one case claims no guarantee.
+     */
     private static CaseResult assertCaseFailed(SelectedCase run, String rule, String guarantee) {
-        assertThat(run.report().guarantee()).as("guarantee reached").isEqualTo(guarantee);
-        assertThat(run.report().cases()).as("cases in the report").hasSize(1);
-        CaseResult result = run.report().cases().get(0);
+        Map<String, CaseVerdict> verdicts = run.report().verdicts();
+        List<String> ran = verdicts.entrySet().stream().filter(c -> c.getValue() != CaseVerdict.NOT_RUN)
+                .map(Map.Entry::getKey).toList();
+        assertThat(ran).as("cases that ran, of %s", verdicts.keySet()).hasSize(1);
+        assertThat(verdicts).as("cases in the report").hasSizeGreaterThan(10);
+        List<CaseResult> rows = run.report().rowsOf(ran.get(0));
+        assertThat(rows).as("rows of the case that ran").hasSize(1);
+        CaseResult result = rows.get(0);
         assertThat(result.rule()).as("rule of the reported case").isEqualTo(rule);
         assertThat(result.passed()).as("reported case passed").isFalse();
+        assertThat(result.verdict()).as("verdict of the reported case").isEqualTo(CaseVerdict.VIOLATED);
+        assertThat(result.guarantee()).as("guarantee the case showed").isEqualTo(guarantee);
+        assertThat(run.report().guarantee()).as("guarantee claimed").isEqualTo(ConformanceReport.NOT_CLAIMED);
+        assertThat(run.report().notClaimedBecause()).as("what keeps the guarantee from being claimed")
+                .contains(ran.get(0) + " (violated: " + rule + " " + guarantee + ")");
         return result;
     }
 }
