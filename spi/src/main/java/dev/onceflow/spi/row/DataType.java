@@ -89,9 +89,18 @@ public final class DataType {
     private final DataType element;
     private final DataType value;
     private final Schema schema;
+    /**
+     * The class every value of this type has, when a value of that class needs no other check:
+     * the scalar kinds but decimal (a scale to check; BigDecimal can be subclassed). Null otherwise.
+     */
+    private final Class<?> exactClass;
 
     private DataType(Kind kind, boolean nullable, int precision, int scale, DataType element, DataType value,
             Schema schema) {
+        this.exactClass = switch (kind) {
+            case DECIMAL, ROW, ARRAY, MAP -> null;
+            default -> kind.valueClass;
+        };
         this.kind = kind;
         this.nullable = nullable;
         this.precision = precision;
@@ -245,6 +254,14 @@ public final class DataType {
      * too (ROW-2).
      */
     String problemWith(Object v) {
+        // Every row checks every value it is made of: the common case stays small enough to inline.
+        if (v != null && v.getClass() == exactClass) {
+            return null;
+        }
+        return problemOf(v);
+    }
+
+    private String problemOf(Object v) {
         if (v == null) {
             return nullable ? null : "null in a field of type " + this;
         }
