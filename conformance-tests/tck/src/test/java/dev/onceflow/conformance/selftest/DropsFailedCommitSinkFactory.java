@@ -5,6 +5,7 @@ import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,12 +27,12 @@ public final class DropsFailedCommitSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
+            SinkContext context, Path output) {
         return new ForwardingWriter(real) {
             @Override
             public void commit(FileTransaction transaction) throws Exception {
                 if (transaction.length() > 0 && COMMITS.incrementAndGet() == 2) {
-                    Files.deleteIfExists(localPath(transaction.parts().get(0).inProgressPath()));
+                    Files.deleteIfExists(output.resolve(transaction.parts().get(0).inProgressPath()));
                     return;
                 }
                 real.commit(transaction);

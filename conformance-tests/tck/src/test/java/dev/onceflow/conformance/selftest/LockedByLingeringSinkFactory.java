@@ -27,14 +27,14 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
+            SinkContext context, Path output) {
         return new ForwardingWriter(real) {
             private boolean lockFree;
 
             @Override
             public void write(FileTransaction transaction, Event record) throws Exception {
                 if (!lockFree) {
-                    awaitNoLingeringFile(transaction, context.attemptId());
+                    awaitNoLingeringFile(output, context.attemptId());
                     lockFree = true;
                 }
                 real.write(transaction, record);
@@ -50,9 +50,7 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
      * Waits until the directory holds no in-progress file of another attempt. Assumes the sink's
      * default names (no compression extension), which end in {@code -<attempt id>.inprogress}.
      */
-    private static void awaitNoLingeringFile(FileTransaction transaction, String attemptId)
-            throws IOException, InterruptedException {
-        Path directory = localPath(transaction.parts().get(0).inProgressPath()).getParent();
+    private static void awaitNoLingeringFile(Path directory, String attemptId) throws IOException, InterruptedException {
         String ours = "-" + attemptId + ".inprogress";
         while (true) {
             try (Stream<Path> files = Files.list(directory)) {

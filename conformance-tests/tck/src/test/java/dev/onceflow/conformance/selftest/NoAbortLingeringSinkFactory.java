@@ -4,6 +4,7 @@ import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
+import java.nio.file.Path;
 
 /**
  * Breaks 2PC-7: abortLingering() does nothing, so the in-progress file of a transaction that no
@@ -20,7 +21,7 @@ public final class NoAbortLingeringSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
+            SinkContext context, Path output) {
         return new ForwardingWriter(real) {
             @Override
             public void abortLingering() {
