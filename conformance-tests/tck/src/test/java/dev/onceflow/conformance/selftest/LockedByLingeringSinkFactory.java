@@ -2,6 +2,7 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.io.IOException;
@@ -28,7 +29,7 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
             SinkContext context, Path output) {
-        return new ForwardingWriter(real) {
+        return new ForwardingTransactionalWriter<>(real) {
             private boolean lockFree;
 
             @Override
