@@ -3,8 +3,10 @@ package dev.onceflow.conformance.flink;
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.CheckpointCommitter;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
 import dev.onceflow.spi.sink.IdempotentSink;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
@@ -32,7 +34,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  * <li>{@code source.before-barrier}: before the reader's {@code snapshotState}, which Flink calls
  *     when the barrier reaches the source subtask, before it goes downstream;
- * <li>{@code sink.before-precommit} / {@code sink.after-precommit}: around {@code preCommit};
+ * <li>{@code sink.before-precommit} / {@code sink.after-precommit}: before pre-commit, and once
+ *     the transaction it returned is durable;
  * <li>{@code sink.before-commit} / {@code sink.mid-commit}: around the commit of a handle that a
  *     writer of this JVM pre-committed (Flink's committer commits through {@code recoverAndCommit});
  * <li>{@code sink.during-recovery}: after the commit of a handle this JVM did not pre-commit, i.e.
@@ -83,38 +86,41 @@ final class FaultInjection {
         }
     }
 
-    private record FaultingWriter<IN, TXN>(TransactionalWriter<IN, TXN> delegate, SimpleVersionedSerializer<TXN> serializer)
-            implements TransactionalWriter<IN, TXN> {
+    /**
+     * The wrapped writer, call for call, but for the fault points around pre-commit and commit.
+     * Pre-commit has two entry points, and both reach the points: {@code preCommitAsync}, which is
+     * the wrapped writer's asynchronous pre-commit, kept, and {@code preCommit}, which the bridge
+     * calls and which waits for it.
+     */
+    private static final class FaultingWriter<IN, TXN> extends ForwardingTransactionalWriter<IN, TXN> {
 
-        @Override
-        public TXN beginTransaction(long checkpointId) throws Exception {
-            return delegate.beginTransaction(checkpointId);
-        }
+        private final SimpleVersionedSerializer<TXN> serializer;
 
-        @Override
-        public void write(TXN transaction, IN record) throws Exception {
-            delegate.write(transaction, record);
+        FaultingWriter(TransactionalWriter<IN, TXN> delegate, SimpleVersionedSerializer<TXN> serializer) {
+            super(delegate);
+            this.serializer = serializer;
         }
 
         @Override
         public TXN preCommit(TXN transaction) throws Exception {
+            return preCommitAsync(transaction).awaitDurable();
+        }
+
+        /** {@code sink.after-precommit} is reached once the transaction is durable, as on Onceflow's runtime. */
+        @Override
+        public PreCommitted<TXN> preCommitAsync(TXN transaction) throws Exception {
             FaultPoints.reach(FaultPoints.SINK_BEFORE_PRECOMMIT);
-            TXN handle = delegate.preCommit(transaction);
-            PRE_COMMITTED_HERE.add(key(serializer, handle));
-            FaultPoints.reach(FaultPoints.SINK_AFTER_PRECOMMIT);
-            return handle;
+            PreCommitted<TXN> preCommitted = delegate().preCommitAsync(transaction);
+            PRE_COMMITTED_HERE.add(key(serializer, preCommitted.handle()));
+            return new PreCommitted<>(preCommitted.handle(),
+                    preCommitted.durable().thenRun(() -> FaultPoints.reach(FaultPoints.SINK_AFTER_PRECOMMIT)));
         }
 
         @Override
         public void commit(TXN transaction) throws Exception {
             FaultPoints.reach(FaultPoints.SINK_BEFORE_COMMIT);
-            delegate.commit(transaction);
+            delegate().commit(transaction);
             FaultPoints.reach(FaultPoints.SINK_MID_COMMIT);
-        }
-
-        @Override
-        public void abort(TXN transaction) throws Exception {
-            delegate.abort(transaction);
         }
 
         @Override
@@ -122,24 +128,9 @@ final class FaultInjection {
             if (PRE_COMMITTED_HERE.contains(key(serializer, transaction))) {
                 commit(transaction);
             } else {
-                delegate.recoverAndCommit(transaction);
+                delegate().recoverAndCommit(transaction);
                 FaultPoints.reach(FaultPoints.SINK_DURING_RECOVERY);
             }
-        }
-
-        @Override
-        public void recoverAndAbort(TXN transaction) throws Exception {
-            delegate.recoverAndAbort(transaction);
-        }
-
-        @Override
-        public void abortLingering() throws Exception {
-            delegate.abortLingering();
-        }
-
-        @Override
-        public void close() throws Exception {
-            delegate.close();
         }
     }
 

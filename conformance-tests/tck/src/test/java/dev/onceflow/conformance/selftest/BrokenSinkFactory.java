@@ -25,9 +25,13 @@ abstract class BrokenSinkFactory implements SinkFactory {
 
     private static final FileSystemSinkFactory REAL = new FileSystemSinkFactory();
 
-    /** The real writer of the subtask {@code context} describes, with this factory's defect. */
+    /**
+     * The real writer of the subtask {@code context} describes, with this factory's defect. Part
+     * file paths in its handles are names in {@code output}, the sink's local output directory
+     * (rule 2PC-9).
+     */
     protected abstract TransactionalWriter<Event, FileTransaction> breakWriter(
-            TransactionalWriter<Event, FileTransaction> real, SinkContext context);
+            TransactionalWriter<Event, FileTransaction> real, SinkContext context, Path output);
 
     @Override
     public String description() {
@@ -41,12 +45,14 @@ abstract class BrokenSinkFactory implements SinkFactory {
 
     @Override
     public Sink<Event> createSink(OptionValues options) {
-        return new BrokenSink((FileSystemSink) REAL.createSink(options), this::breakWriter);
+        Path output = localDirectory(options.get(FileSystemSinkFactory.PATH));
+        return new BrokenSink((FileSystemSink) REAL.createSink(options),
+                (writer, context) -> breakWriter(writer, context, output));
     }
 
-    /** A local path of a fully qualified part file path ({@code file:/...}) of the sink. */
-    static Path localPath(String qualified) {
-        return Path.of(new org.apache.hadoop.fs.Path(qualified).toUri());
+    /** The local directory of the sink's {@code path} option (a path, or a {@code file:} URI), as the sink resolves it. */
+    private static Path localDirectory(String path) {
+        return Path.of(new org.apache.hadoop.fs.Path(path).toUri().getPath()).toAbsolutePath().normalize();
     }
 
     private record BrokenSink(FileSystemSink real,

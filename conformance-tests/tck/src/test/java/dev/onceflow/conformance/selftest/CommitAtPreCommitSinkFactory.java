@@ -2,8 +2,11 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
+import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
+import java.nio.file.Path;
 
 /**
  * Breaks 2PC-1: pre-commit also commits, so data is visible before its checkpoint completes. The
@@ -20,13 +23,19 @@ public final class CommitAtPreCommitSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
-        return new ForwardingWriter(real) {
+            SinkContext context, Path output) {
+        return new ForwardingTransactionalWriter<>(real) {
+            /** The runtime's entry point to pre-commit: the defect must be there, not only in preCommit. */
+            @Override
+            public PreCommitted<FileTransaction> preCommitAsync(FileTransaction transaction) throws Exception {
+                FileTransaction preCommitted = real.preCommitAsync(transaction).awaitDurable();
+                real.commit(preCommitted);
+                return PreCommitted.durable(preCommitted);
+            }
+
             @Override
             public FileTransaction preCommit(FileTransaction transaction) throws Exception {
-                FileTransaction preCommitted = real.preCommit(transaction);
-                real.commit(preCommitted);
-                return preCommitted;
+                return preCommitAsync(transaction).awaitDurable();
             }
         };
     }

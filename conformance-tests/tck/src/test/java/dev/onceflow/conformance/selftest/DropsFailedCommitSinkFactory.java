@@ -2,9 +2,11 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,12 +28,12 @@ public final class DropsFailedCommitSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
-        return new ForwardingWriter(real) {
+            SinkContext context, Path output) {
+        return new ForwardingTransactionalWriter<>(real) {
             @Override
             public void commit(FileTransaction transaction) throws Exception {
                 if (transaction.length() > 0 && COMMITS.incrementAndGet() == 2) {
-                    Files.deleteIfExists(localPath(transaction.parts().get(0).inProgressPath()));
+                    Files.deleteIfExists(output.resolve(transaction.parts().get(0).inProgressPath()));
                     return;
                 }
                 real.commit(transaction);

@@ -2,6 +2,7 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.io.IOException;
@@ -27,14 +28,14 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
-        return new ForwardingWriter(real) {
+            SinkContext context, Path output) {
+        return new ForwardingTransactionalWriter<>(real) {
             private boolean lockFree;
 
             @Override
             public void write(FileTransaction transaction, Event record) throws Exception {
                 if (!lockFree) {
-                    awaitNoLingeringFile(transaction, context.attemptId());
+                    awaitNoLingeringFile(output, context.attemptId());
                     lockFree = true;
                 }
                 real.write(transaction, record);
@@ -50,9 +51,7 @@ public final class LockedByLingeringSinkFactory extends BrokenSinkFactory {
      * Waits until the directory holds no in-progress file of another attempt. Assumes the sink's
      * default names (no compression extension), which end in {@code -<attempt id>.inprogress}.
      */
-    private static void awaitNoLingeringFile(FileTransaction transaction, String attemptId)
-            throws IOException, InterruptedException {
-        Path directory = localPath(transaction.parts().get(0).inProgressPath()).getParent();
+    private static void awaitNoLingeringFile(Path directory, String attemptId) throws IOException, InterruptedException {
         String ours = "-" + attemptId + ".inprogress";
         while (true) {
             try (Stream<Path> files = Files.list(directory)) {

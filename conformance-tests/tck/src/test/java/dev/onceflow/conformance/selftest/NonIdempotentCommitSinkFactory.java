@@ -2,6 +2,7 @@ package dev.onceflow.conformance.selftest;
 
 import dev.onceflow.connector.filesystem.FileTransaction;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.file.Files;
@@ -25,26 +26,26 @@ public final class NonIdempotentCommitSinkFactory extends BrokenSinkFactory {
 
     @Override
     protected TransactionalWriter<Event, FileTransaction> breakWriter(TransactionalWriter<Event, FileTransaction> real,
-            SinkContext context) {
-        return new ForwardingWriter(real) {
+            SinkContext context, Path output) {
+        return new ForwardingTransactionalWriter<>(real) {
             @Override
             public void commit(FileTransaction transaction) throws Exception {
-                if (!publishAgainIfCommitted(transaction)) {
+                if (!publishAgainIfCommitted(transaction, output)) {
                     real.commit(transaction);
                 }
             }
 
             @Override
             public void recoverAndCommit(FileTransaction transaction) throws Exception {
-                if (!publishAgainIfCommitted(transaction)) {
+                if (!publishAgainIfCommitted(transaction, output)) {
                     real.recoverAndCommit(transaction);
                 }
             }
         };
     }
 
-    private static boolean publishAgainIfCommitted(FileTransaction transaction) throws Exception {
-        Path committed = localPath(transaction.parts().get(0).finalPath());
+    private static boolean publishAgainIfCommitted(FileTransaction transaction, Path output) throws Exception {
+        Path committed = output.resolve(transaction.parts().get(0).finalPath());
         if (transaction.length() == 0 || !Files.exists(committed)) {
             return false;
         }
