@@ -57,9 +57,8 @@ class JobFileLoaderTest {
         assertThat(job.environment().checkpointConfig().interval()).isEqualTo(Duration.ofMillis(100));
         assertThat(job.environment().checkpointConfig().mode()).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
         assertThat(job.environment().checkpointConfig().directory()).isEqualTo(CheckpointLocation.of(dir.resolve("checkpoints")));
-        // datagen yields events: "source-rows" makes them rows, chained into the source's task;
-        // the filesystem sink writes rows itself
-        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "source-rows", "count", "sink");
+        // datagen and the filesystem sink make and write rows themselves: no conversion step
+        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "count", "sink");
         assertThat(job.environment().plan().stages()).extracting(s -> s.parallelism()).containsExactly(2, 2);
     }
 
@@ -68,7 +67,7 @@ class JobFileLoaderTest {
         assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  format: json\n")))
                 .endsWith(": source 'datagen' takes no format; remove its format:");
         assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  schema: {fields: {id: string}}\n")))
-                .endsWith(": source 'datagen' yields events, rows of row<id string not null, key string not null, "
+                .endsWith(": source 'datagen' yields rows of row<id string not null, key string not null, "
                         + "payload string not null, count long not null> primary key (id); remove the job file's schema");
     }
 

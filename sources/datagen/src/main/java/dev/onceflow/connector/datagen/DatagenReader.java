@@ -1,12 +1,12 @@
 package dev.onceflow.connector.datagen;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
 import dev.onceflow.spi.source.SourceReaderContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * Emits the events of the datagen splits assigned to one subtask, taking one record from each
@@ -19,12 +19,13 @@ import java.util.List;
  * {@link InputStatus#NOTHING_AVAILABLE} and the runtime polls again later. It never sleeps,
  * because a sleeping task thread would delay checkpoint barriers.
  */
-final class DatagenReader implements SourceReader<Event, DatagenSplit> {
+final class DatagenReader<T> implements SourceReader<T, DatagenSplit> {
 
     /** Records per poll: small enough that the task thread gets back to its mailbox quickly. */
     static final int MAX_RECORDS_PER_POLL = 100;
 
-    private final EventGenerator generator;
+    /** The record of a sequence number. */
+    private final LongFunction<T> records;
     private final SourceReaderContext context;
     /** Records per second for this reader; 0 means unlimited. */
     private final double ratePerSecond;
@@ -35,8 +36,8 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     private long startNanos;
     private long emittedSinceStart;
 
-    DatagenReader(EventGenerator generator, SourceReaderContext context, double ratePerSecond) {
-        this.generator = generator;
+    DatagenReader(LongFunction<T> records, SourceReaderContext context, double ratePerSecond) {
+        this.records = records;
         this.context = context;
         this.ratePerSecond = ratePerSecond;
     }
@@ -47,14 +48,14 @@ final class DatagenReader implements SourceReader<Event, DatagenSplit> {
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<Event> output) {
+    public InputStatus pollNext(ReaderOutput<T> output) {
         long budget = Math.min(MAX_RECORDS_PER_POLL, allowedNow());
         while (budget > 0 && !splits.isEmpty()) {
             if (cursor >= splits.size()) {
                 cursor = 0;
             }
             Position split = splits.get(cursor);
-            output.collect(generator.eventAt(split.next));
+            output.collect(records.apply(split.next));
             emittedSinceStart++;
             budget--;
             if (split.advance()) {

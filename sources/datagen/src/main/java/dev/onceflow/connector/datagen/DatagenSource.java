@@ -1,6 +1,8 @@
 package dev.onceflow.connector.datagen;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.source.Boundedness;
 import dev.onceflow.spi.source.ReplayableSource;
@@ -110,9 +112,56 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
 
     @Override
     public SourceReader<Event, DatagenSplit> createReader(SourceReaderContext context) {
-        // The configured rate is for the whole source; each reader takes an equal share.
-        double ratePerReader = rowsPerSecond == 0 ? 0 : (double) rowsPerSecond / context.parallelism();
-        return new DatagenReader(generator, context, ratePerReader);
+        return new DatagenReader<>(generator::eventAt, context, ratePerReader(context));
+    }
+
+    /** The configured rate is for the whole source; each reader takes an equal share. */
+    private double ratePerReader(SourceReaderContext context) {
+        return rowsPerSecond == 0 ? 0 : (double) rowsPerSecond / context.parallelism();
+    }
+
+    /**
+     * This source yielding its events as rows of {@link EventRows#SCHEMA}: the same values,
+     * splits and state, without an event made and converted per record. Job files read these.
+     */
+    public ReplayableSource<Row, DatagenSplit, DatagenEnumeratorState> asRows() {
+        return new Rows();
+    }
+
+    /** The same source, with readers that make rows. */
+    private final class Rows implements ReplayableSource<Row, DatagenSplit, DatagenEnumeratorState> {
+
+        @Override
+        public Boundedness boundedness() {
+            return DatagenSource.this.boundedness();
+        }
+
+        @Override
+        public SplitEnumerator<DatagenSplit, DatagenEnumeratorState> createEnumerator(
+                SplitEnumeratorContext<DatagenSplit> context) {
+            return DatagenSource.this.createEnumerator(context);
+        }
+
+        @Override
+        public SplitEnumerator<DatagenSplit, DatagenEnumeratorState> restoreEnumerator(
+                SplitEnumeratorContext<DatagenSplit> context, DatagenEnumeratorState state) {
+            return DatagenSource.this.restoreEnumerator(context, state);
+        }
+
+        @Override
+        public SourceReader<Row, DatagenSplit> createReader(SourceReaderContext context) {
+            return new DatagenReader<>(generator::rowAt, context, ratePerReader(context));
+        }
+
+        @Override
+        public SimpleVersionedSerializer<DatagenSplit> splitSerializer() {
+            return DatagenSource.this.splitSerializer();
+        }
+
+        @Override
+        public SimpleVersionedSerializer<DatagenEnumeratorState> enumeratorStateSerializer() {
+            return DatagenSource.this.enumeratorStateSerializer();
+        }
     }
 
     @Override

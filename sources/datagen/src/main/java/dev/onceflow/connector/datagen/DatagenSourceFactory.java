@@ -1,10 +1,11 @@
 package dev.onceflow.connector.datagen;
 
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.source.ReplayableSource;
+import dev.onceflow.spi.record.EventRows;
 import java.util.List;
 
 /** Makes {@link DatagenSource} usable from job files as {@code datagen}. */
@@ -47,8 +48,20 @@ public final class DatagenSourceFactory implements SourceFactory {
         return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, PAYLOAD_SIZE);
     }
 
+    /** Rows of the event's fields, made as rows: the same values the events would give. */
     @Override
-    public ReplayableSource<Event, ?, ?> createSource(OptionValues options) {
+    public RowSource<?> createRowSource(Context context) {
+        context.declaredSchema().ifPresent(schema -> {
+            if (!schema.equals(EventRows.SCHEMA)) {
+                throw new OptionException("source 'datagen' yields rows of " + EventRows.SCHEMA
+                        + "; remove the job file's schema");
+            }
+        });
+        return RowSource.ofRows(EventRows.SCHEMA, createSource(context.options()).asRows());
+    }
+
+    @Override
+    public DatagenSource createSource(OptionValues options) {
         DatagenSource.Builder builder = DatagenSource.builder()
                 .keys(options.get(KEYS))
                 .rowsPerSecond(options.get(ROWS_PER_SECOND))

@@ -1,6 +1,8 @@
 package dev.onceflow.connector.datagen;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.Row;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -60,6 +62,13 @@ public final class EventGenerator {
         long key = sequence % keys; // negative for a negative sequence, as it always was
         String name = keyNames != null && key >= 0 ? keyNames[(int) key] : keyName(key);
         return new Event(Long.toString(sequence), name, payload(sequence), 0);
+    }
+
+    /** The event of sequence number {@code sequence} as a row of {@link EventRows#SCHEMA}, made without the event. */
+    public Row rowAt(long sequence) {
+        long key = sequence % keys;
+        String name = keyNames != null && key >= 0 ? keyNames[(int) key] : keyName(key);
+        return Row.of(EventRows.SCHEMA, Long.toString(sequence), name, payload(sequence), 0L);
     }
 
     private static String keyName(long key) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
@@ -62,5 +63,16 @@ class EventGeneratorTest {
     void badSettingsAreRefusedWithTheirValues() {
         assertThatThrownBy(() -> new EventGenerator(0, 4)).hasMessage("keys must be >= 1, was 0");
         assertThatThrownBy(() -> new EventGenerator(1, -1)).hasMessage("payload size must be >= 0, was -1");
+    }
+
+    @Test
+    void rowsAreTheEventsAsRowsOfTheEventSchema() {
+        for (int keys : new int[] {3, EventGenerator.CACHED_KEYS + 1}) {
+            EventGenerator generator = new EventGenerator(keys, 9);
+            for (long sequence : new long[] {0, 1, 2, 4_097, -5, Long.MAX_VALUE, Long.MIN_VALUE}) {
+                assertThat(generator.rowAt(sequence)).as("sequence %d, %d keys", sequence, keys)
+                        .isEqualTo(EventRows.toRow(reference(sequence, keys, 9)));
+            }
+        }
     }
 }
