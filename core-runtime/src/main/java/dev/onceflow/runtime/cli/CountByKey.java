@@ -15,6 +15,7 @@ import dev.onceflow.spi.row.TextValues;
 import dev.onceflow.spi.serialization.Serializers;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -45,9 +46,16 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
 
     /**
      * The step's key and count fields in the input schema, checked before the job runs, and the
-     * schema of its output.
+     * schema of its output. Public so that a Java program (the benchmarks) builds the step exactly
+     * as the job-file loader does.
      */
-    record Fields(int key, DataType keyType, int count, Schema output) {
+    public record Fields(int key, DataType keyType, int count, Schema output) {
+
+        /** The fields {@code key} and {@code count} of {@code schema}, as the step's options name them. */
+        public static Fields of(Schema schema, String key, String count) {
+            return of(schema, OptionValues.validate("count-by-key", Map.of("key", key, "count", count), OPTIONS),
+                    "count-by-key");
+        }
 
         static Fields of(Schema schema, OptionValues options, String owner) {
             String keyName = options.get(KEY);
@@ -83,7 +91,7 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
         }
 
         /** The key of {@code row}: its key field's text. */
-        String keyOf(Row row) {
+        public String keyOf(Row row) {
             Object value = row.get(key);
             if (value == null) {
                 throw new IllegalStateException("count-by-key: key field '" + row.schema().field(key).name()
@@ -92,7 +100,7 @@ public final class CountByKey extends KeyedProcessFunction<String, Row, Row> {
             return TextValues.format(keyType, value);
         }
 
-        CountByKey function() {
+        public CountByKey function() {
             return new CountByKey(this);
         }
     }
