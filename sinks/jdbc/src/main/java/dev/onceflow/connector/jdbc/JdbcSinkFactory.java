@@ -8,18 +8,19 @@ import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventRows;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.Sink;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * Makes the JDBC sink usable from job files as {@code jdbc}, in any of its {@linkplain JdbcMode modes}.
- * Input rows with exactly the fields of an event ({@code id, key, payload, count}) are written as
- * events, into the columns the {@code *-column} options name, as before rows; any other input is
- * written field by field, each into the column of its name or the one option {@code columns} gives.
+ * Rows are written field by field, each into the column of its name or the one option
+ * {@code columns} gives. Input with exactly the fields of an event ({@code id, key, payload,
+ * count}) may name its columns with the {@code *-column} options instead, as job files did before
+ * rows; the rows then land in the same columns, and a write-ahead checkpoint holds the same bytes.
  */
 public final class JdbcSinkFactory implements SinkFactory {
 
@@ -141,28 +142,29 @@ public final class JdbcSinkFactory implements SinkFactory {
                 COUNT_COLUMN, PAYLOAD_COLUMN, BATCH_SIZE, POOL_SIZE, TRANSACTION_TIMEOUT, COMMITTER_TABLE);
     }
 
-    /**
-     * Events for input with exactly an event's fields and no {@code columns} option (the tables and
-     * checkpoints of job files written before rows stay as they were); rows for any other input.
-     */
+    /** The sink of rows: every field into its column (ROW-4). */
     @Override
-    public RowSink<?> createRowSink(Context context) {
+    public RowSink<Row> createRowSink(Context context) {
         OptionValues options = context.options();
-        if (options.getOptional(COLUMNS).isEmpty()) {
-            Function<Row, Event> toEvent = eventsOrNull(context);
-            if (toEvent != null) {
-                return new RowSink<>(createSink(options), toEvent);
-            }
-        }
+        Map<String, String> columns = new LinkedHashMap<>(
+                options.getOptional(COLUMNS).map(JdbcSinkFactory::parseColumns).orElse(Map.of()));
         for (Option<String> eventColumn : List.of(ID_COLUMN, KEY_COLUMN, COUNT_COLUMN, PAYLOAD_COLUMN)) {
-            if (options.getOptional(eventColumn).isPresent()) {
+            if (options.getOptional(eventColumn).isEmpty()) {
+                continue;
+            }
+            String field = eventColumn.key().substring(0, eventColumn.key().length() - "-column".length());
+            if (!isEvents(context.inputSchema())) {
                 throw new OptionException("sink 'jdbc': option '" + eventColumn.key() + "' maps a field of events, "
                         + "and the input is not events (fields " + String.join(", ", context.inputSchema().names())
                         + "); map fields to columns with option 'columns: field=column, ...'");
             }
+            if (options.getOptional(COLUMNS).isPresent()) {
+                throw new OptionException("sink 'jdbc': options '" + eventColumn.key() + "' and 'columns' both map "
+                        + "fields; map every field with 'columns'");
+            }
+            columns.put(field, options.get(eventColumn));
         }
         try {
-            Map<String, String> columns = options.getOptional(COLUMNS).map(JdbcSinkFactory::parseColumns).orElse(Map.of());
             return RowSink.ofRows(configured(JdbcSink.builder(options.get(URL), options.get(TABLE)), options)
                     .rows(context.inputSchema(), columns).build(options.get(MODE)));
         } catch (OptionException e) {
@@ -170,12 +172,13 @@ public final class JdbcSinkFactory implements SinkFactory {
         }
     }
 
-    /** The conversion to events when the input has exactly an event's fields, else null. */
-    private Function<Row, Event> eventsOrNull(Context context) {
+    /** Whether {@code schema} has exactly an event's fields, in any order. */
+    private static boolean isEvents(Schema schema) {
         try {
-            return EventRows.fromSchema(context.inputSchema(), "sink 'jdbc'");
+            EventRows.fromSchema(schema, "sink 'jdbc'");
+            return true;
         } catch (OptionException notEvents) {
-            return null;
+            return false;
         }
     }
 
