@@ -190,6 +190,31 @@ class JdbcSinkTest {
         assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 3)));
     }
 
+    /**
+     * A job resuming from a checkpoint taken before 2PC-9 holds handles with old-format gids and
+     * no commit marker: they still commit, and committing them again is still a no-op (2PC-4).
+     */
+    @Test
+    void aHandleWithAnOldFormatGidFromAnEarlierVersionStillCommitsAndIsIdempotent() throws Exception {
+        String oldGid = job + "-sink-0-3";
+        try (TransactionalWriter<Event, JdbcTransaction> creator = writer(context(0, 1, OptionalLong.empty()));
+                java.sql.Connection old = server.connect(); java.sql.Statement statement = old.createStatement()) {
+            old.setAutoCommit(false);
+            statement.execute("INSERT INTO " + PostgresSyntax.identifier(table)
+                    + " (id, key, count, payload) VALUES ('0', 'key-0', 0, 'payload ''0\"')");
+            statement.execute("PREPARE TRANSACTION " + PostgresSyntax.literal(oldGid));
+        }
+        JdbcTransaction handle = new JdbcTransaction(oldGid, 1);
+
+        try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(3)))) {
+            recovered.recoverAndCommit(handle);
+            recovered.recoverAndCommit(handle);
+            recovered.abortLingering();
+        }
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 1)));
+        assertThat(server.preparedGids()).isEmpty();
+    }
+
     @Test
     void preparedTransactionSurvivesTheWriterAndIsCommittedOnRecovery() throws Exception {
         TransactionalWriter<Event, JdbcTransaction> crashed = writer(context(0, 1, OptionalLong.empty()));
