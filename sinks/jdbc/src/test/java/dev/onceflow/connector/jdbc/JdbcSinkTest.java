@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The two-phase commit rules (2PC-1 to 2PC-8 in docs/spec.md) for the JDBC sink on a real
+ * The two-phase commit rules (2PC-1 to 2PC-9 in docs/spec.md) for the JDBC sink on a real
  * PostgreSQL, driven through the SPI, with "crashes" simulated by dropping a writer without
  * closing it and recovering with a new one from the serialized handle.
  */
@@ -127,19 +127,11 @@ class JdbcSinkTest {
      */
     @Test
     void abortLingeringOfOneJobLeavesAPreparedTransactionOfAJobWhoseNamesJoinTheSame() throws Exception {
-        SinkContext victimContext = new SinkContext(job + "orders-eu", "db", 0, 1, 1, OptionalLong.empty(), "a1");
-        SinkContext otherContext = new SinkContext(job + "orders", "eu-db", 0, 1, 1, OptionalLong.empty(), "a2");
-        try (TransactionalWriter<Event, JdbcTransaction> victim = writer(victimContext)) {
-            JdbcTransaction prepared = writeAndPreCommit(victim, 1, events(0, 5));
+        List<String> prepared = JdbcTestSupport.preparedAfterAJobWhoseNamesJoinTheSameStarted(this::writer, job,
+                events(0, 5), server::preparedGids);
 
-            try (TransactionalWriter<Event, JdbcTransaction> other = writer(otherContext)) {
-                other.abortLingering();
-            }
-
-            assertThat(server.preparedGids()).as("the other job's start left the victim's transaction prepared")
-                    .containsExactly(prepared.gid());
-            victim.commit(prepared);
-        }
+        assertThat(prepared).as("the other job's start left the victim's transaction prepared")
+                .containsExactly(job + "orders-eu:db:0:1");
         assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
     }
 

@@ -148,18 +148,10 @@ class MariaDbSinkTest {
     /** 2PC-9 on XA: a job whose names join to the same text as another's leaves that one's xid alone. */
     @Test
     void abortLingeringOfOneJobLeavesAnXidOfAJobWhoseNamesJoinTheSame() throws Exception {
-        SinkContext victimContext = new SinkContext(job + "orders-eu", "db", 0, 1, 1, OptionalLong.empty(), "a1");
-        SinkContext otherContext = new SinkContext(job + "orders", "eu-db", 0, 1, 1, OptionalLong.empty(), "a2");
-        try (TransactionalWriter<Event, JdbcTransaction> victim = twoPhase(victimContext)) {
-            JdbcTransaction prepared = writeAndPreCommit(victim, 1, events(0, 3));
+        List<String> prepared = JdbcTestSupport.preparedAfterAJobWhoseNamesJoinTheSameStarted(this::twoPhase, job,
+                events(0, 3), this::preparedGids);
 
-            try (TransactionalWriter<Event, JdbcTransaction> other = twoPhase(otherContext)) {
-                other.abortLingering();
-            }
-
-            assertThat(preparedGids()).containsExactly(prepared.gid());
-            victim.commit(prepared);
-        }
+        assertThat(prepared).containsExactly(job + "orders-eu:db:0:1");
         assertThat(ids()).containsExactly("0", "1", "2");
     }
 
