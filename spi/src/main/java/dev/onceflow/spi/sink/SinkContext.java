@@ -41,6 +41,11 @@ public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int 
                     + maxConcurrentCheckpoints);
         }
         Objects.requireNonNull(maxCommitWait, "maxCommitWait");
+        // Both are part of every transaction id (2PC-10): an empty one would make ids of different sinks alike.
+        if (jobName == null || jobName.isEmpty() || sinkUid == null || sinkUid.isEmpty()) {
+            throw new IllegalArgumentException("job name and sink uid must be non-empty (job '" + jobName
+                    + "', sink uid '" + sinkUid + "')");
+        }
     }
 
     /** A context without a known commit wait. */
@@ -66,10 +71,30 @@ public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int 
 
     /**
      * The deterministic transaction id of {@code subtask}'s transaction for checkpoint
-     * {@code checkpointId}: {@code <job>-<sinkUid>-<subtask>-<checkpointId>}. Rule 2PC-8.
+     * {@code checkpointId}: {@code <job>:<sinkUid>:<subtask>:<checkpointId>} with job and sink
+     * uid escaped ({@link TransactionId}), so that no two jobs or sinks share an id or a
+     * {@linkplain #transactionIdPrefix() prefix}. Rules 2PC-8 and 2PC-10.
      */
     public String transactionId(int subtask, long checkpointId) {
-        return jobName + "-" + sinkUid + "-" + subtask + "-" + checkpointId;
+        return new TransactionId(jobName, sinkUid, subtask, checkpointId).encode();
+    }
+
+    /** What every {@link #transactionId} of this job and sink starts with, and no other job's or sink's does. */
+    public String transactionIdPrefix() {
+        return TransactionId.prefix(jobName, sinkUid);
+    }
+
+    /**
+     * The decoded form of {@code id} if it is one of this job's and sink's transaction ids, in the
+     * current encoding or in the one before it (ids in handles of checkpoints taken before the
+     * change, matched against this job's and sink's exact names); empty for any other id.
+     */
+    public Optional<TransactionId> ownTransactionId(String id) {
+        Optional<TransactionId> decoded = TransactionId.parse(id);
+        if (decoded.isEmpty()) {
+            decoded = TransactionId.parseLegacy(id, jobName, sinkUid);
+        }
+        return decoded.filter(t -> t.jobName().equals(jobName) && t.sinkUid().equals(sinkUid));
     }
 
     /**

@@ -113,7 +113,7 @@ class KafkaJsonToPostgresTest {
                 .matcher(Files.readString(dir.resolve("resume.log")));
         assertThat(restored.find()).as("the resumed run recovered a checkpoint's transactions").isTrue();
         assertThat(prepared).as("prepared transactions the crash left; the restored checkpoint is %s", restored.group(1))
-                .anyMatch(gid -> gid.endsWith("-" + restored.group(1)));
+                .anyMatch(gid -> gid.endsWith(":" + restored.group(1)));
 
         List<String> wrong = new ArrayList<>();
         long rows = 0;

@@ -3,9 +3,8 @@ package dev.onceflow.connector.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionId;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +30,7 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
     private final HikariDataSource pool;
     private final JdbcSettings settings;
     private final RecordBinding<?> binding;
-    private final String table;
+    private final CommitMarkers markers;
 
     JdbcCheckpointCommitter(SinkContext context, HikariDataSource pool, JdbcSettings settings,
             RecordBinding<?> binding) {
@@ -39,49 +38,31 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
         this.pool = pool;
         this.settings = settings;
         this.binding = binding;
-        this.table = settings.dialect().quote(settings.committerTable());
+        this.markers = new CommitMarkers(settings);
     }
 
     @Override
     public void open() throws SQLException {
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            settings.dialect().createIfMissing(connection, settings.committerTable(),
-                    settings.dialect().createCommitterTable(settings.committerTable()));
+            markers.createTable(connection);
             settings.prepareTable(connection, binding);
-            forgetAbandonedCheckpoints(connection);
-        }
-    }
-
-    private void forgetAbandonedCheckpoints(Connection connection) throws SQLException {
-        long after = context.restoredCheckpointId().orElse(Long.MIN_VALUE);
-        // Every subtask index j with j % parallelism == this subtask: its own, and those a scale-down retired.
-        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table
-                + " WHERE job = ? AND sink = ? AND subtask % ? = ? AND checkpoint_id > ?")) {
-            delete.setString(1, context.jobName());
-            delete.setString(2, context.sinkUid());
-            delete.setInt(3, context.parallelism());
-            delete.setInt(4, context.subtaskIndex());
-            delete.setLong(5, after);
-            int forgotten = delete.executeUpdate();
+            int forgotten = markers.forgetAbandoned(connection, context);
             if (forgotten > 0) {
                 LOG.info("forgot {} checkpoint markers of subtask {} of {}/{} after checkpoint {}: that history was "
                         + "abandoned by restoring an earlier state or starting afresh", forgotten,
                         context.subtaskIndex(), context.jobName(), context.sinkUid(),
-                        context.restoredCheckpointId().isPresent() ? Long.toString(after) : "none");
+                        context.restoredCheckpointId().isPresent()
+                                ? Long.toString(context.restoredCheckpointId().getAsLong()) : "none");
             }
         }
     }
 
     @Override
     public boolean isCheckpointCommitted(int subtaskIndex, long checkpointId) throws SQLException {
-        try (Connection connection = pool.getConnection(); PreparedStatement query = connection.prepareStatement(
-                "SELECT 1 FROM " + table + " WHERE job = ? AND sink = ? AND subtask = ? AND checkpoint_id = ?")) {
+        try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            bindMarker(query, context, subtaskIndex, checkpointId);
-            try (ResultSet result = query.executeQuery()) {
-                return result.next();
-            }
+            return markers.exists(connection, marker(context, subtaskIndex, checkpointId));
         }
     }
 
@@ -101,16 +82,11 @@ final class JdbcCheckpointCommitter implements CheckpointCommitter {
      */
     static boolean insertMarker(Connection connection, JdbcSettings settings, SinkContext context, int subtaskIndex,
             long checkpointId) throws SQLException {
-        return settings.dialect().insertMarker(connection, settings.committerTable(), context.jobName(),
-                context.sinkUid(), subtaskIndex, checkpointId);
+        return new CommitMarkers(settings).insert(connection, marker(context, subtaskIndex, checkpointId));
     }
 
-    private static void bindMarker(PreparedStatement statement, SinkContext context, int subtaskIndex,
-            long checkpointId) throws SQLException {
-        statement.setString(1, context.jobName());
-        statement.setString(2, context.sinkUid());
-        statement.setInt(3, subtaskIndex);
-        statement.setLong(4, checkpointId);
+    private static TransactionId marker(SinkContext context, int subtaskIndex, long checkpointId) {
+        return new TransactionId(context.jobName(), context.sinkUid(), subtaskIndex, checkpointId);
     }
 
     /** Closes the committer's pool. */

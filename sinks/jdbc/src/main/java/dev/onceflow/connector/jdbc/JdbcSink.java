@@ -194,7 +194,11 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
             return this;
         }
 
-        /** Table of the write-ahead mode's checkpoint markers; {@code onceflow_checkpoints} by default. */
+        /**
+         * Table of the checkpoint markers ({@code onceflow_checkpoints} by default): the
+         * write-ahead mode's record of written segments, and the exactly-once mode's evidence
+         * that a prepared transaction committed (rule 2PC-10).
+         */
         public Builder<T> committerTable(String committerTable) {
             if (!isValidTableName(committerTable)) {
                 throw new IllegalArgumentException("committer table name must be 1 to " + Columns.MAX_IDENTIFIER_BYTES

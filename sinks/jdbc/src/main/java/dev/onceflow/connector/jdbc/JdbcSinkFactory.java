@@ -87,8 +87,9 @@ public final class JdbcSinkFactory implements SinkFactory {
     public static final Option<String> COMMITTER_TABLE = Option.stringOption("committer-table")
             .defaultValue(JdbcCheckpointCommitter.DEFAULT_TABLE)
             .validate(JdbcSink::isValidTableName, "a table name of 1 to 63 bytes")
-            .description("write-ahead mode: table of the markers of written checkpoints, created if missing; "
-                    + "may be shared by many jobs and sinks.");
+            .description("Table of the markers of written checkpoints, created if missing: write-ahead mode "
+                    + "inserts one with each segment, exactly-once mode one inside each prepared transaction as "
+                    + "evidence of its commit. May be shared by many jobs and sinks.");
 
     // No default value: setting one for input that is not events is refused, never ignored.
     private static Option<String> column(String field) {

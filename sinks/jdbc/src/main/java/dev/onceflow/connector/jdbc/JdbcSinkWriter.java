@@ -3,6 +3,7 @@ package dev.onceflow.connector.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
+import dev.onceflow.spi.sink.TransactionId;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -11,13 +12,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * checkpoint holding the handle completed; preparing at the barrier makes them durable and
  * detaches them from the connection, so any later process can commit them by gid; gids are
  * deterministic, so a later attempt finds what a dead one prepared and never knew to checkpoint,
- * and rolls it back ({@link #abortLingering}).
+ * and rolls it back ({@link #abortLingering}). Each prepared transaction also holds a marker row
+ * in the committer table ({@link CommitMarkers}), the evidence that tells a gid committed before
+ * from one rolled back behind the sink's back (rule 2PC-10).
  *
  * <p>The last batch and the {@code PREPARE} run on a thread of the writer's own
  * ({@link #preCommitAsync}): the task thread goes on with the next checkpoint's rows on another
@@ -39,13 +41,12 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSinkWriter.class);
 
-    private static final Pattern GID_SUFFIX = Pattern.compile("(\\d+)-(\\d+)");
-
     private final SinkContext context;
     private final HikariDataSource pool;
     private final JdbcSettings settings;
     private final RecordBinding<T> binding;
     private final SqlDialect dialect;
+    private final CommitMarkers markers;
     /** Transactions written to and not yet prepared, by gid; each holds a connection. */
     private final Map<String, OpenTransaction> open = new HashMap<>();
     /** Flushes and prepares pre-committed transactions, one at a time, off the task thread. */
@@ -57,6 +58,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
         this.settings = settings;
         this.binding = binding;
         this.dialect = settings.dialect();
+        this.markers = new CommitMarkers(settings);
         this.prepareThread = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "onceflow-jdbc-prepare-" + context.sinkUid() + "-" + context.subtaskIndex());
             thread.setDaemon(true);
@@ -66,13 +68,15 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
 
     /**
      * Fails fast when the server cannot prepare enough transactions, then creates the table if
-     * missing (and allowed) and checks it has the columns.
+     * missing (and allowed) and checks it has the columns, and creates the committer table of the
+     * commit markers if missing.
      */
     void start() throws SQLException {
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
             dialect.checkPreparedCapacity(connection, context);
             settings.prepareTable(connection, binding);
+            markers.createTable(connection);
         }
     }
 
@@ -124,6 +128,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
             boolean prepared = false;
             try {
                 txn.rows.flush();
+                insertMarker(txn.connection, transaction.gid());
                 dialect.prepare(txn.connection, transaction.gid());
                 prepared = true;
             } catch (SQLException e) {
@@ -150,9 +155,23 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
     }
 
     /**
-     * 2PC-3, 2PC-4, 2PC-5. An unknown gid means committed: the runtime commits only handles of
-     * completed checkpoints, and only this sink (by abortLingering, for later checkpoints) rolls
-     * prepared transactions back.
+     * Rule 2PC-10: the transaction's commit evidence, committed or rolled back with its rows. A
+     * marker that exists already is left from another job or an abandoned history that
+     * abortLingering did not clear, and would make a loss of this transaction read as a commit.
+     */
+    private void insertMarker(Connection connection, String gid) throws SQLException {
+        TransactionId id = TransactionId.parse(gid).orElseThrow();
+        if (!markers.insert(connection, id)) {
+            throw new IllegalStateException("commit marker of " + gid + " already exists in committer table "
+                    + settings.committerTable() + ": is another job using the same job name and sink uid on this "
+                    + "database?");
+        }
+    }
+
+    /**
+     * 2PC-3, 2PC-4, 2PC-5, 2PC-10. A gid that is no longer prepared was committed before only if
+     * its marker row committed with it; without the marker its rows were rolled back by someone
+     * else (another job's cleanup, an administrator) and are lost: that fails, naming the gid.
      */
     private void commitPrepared(JdbcTransaction transaction) throws SQLException {
         if (transaction.rows() == 0) {
@@ -160,9 +179,32 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
         }
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
-            if (!dialect.commitPrepared(connection, transaction.gid())) {
-                LOG.info("prepared transaction {} ({} rows) is no longer prepared: it was committed before",
-                        transaction.gid(), transaction.rows());
+            Optional<TransactionId> id = TransactionId.parse(transaction.gid());
+            if (dialect.commitPrepared(connection, transaction.gid())) {
+                if (id.isPresent()) {
+                    markers.prune(connection, id.get());
+                }
+                return;
+            }
+            if (id.isEmpty()) {
+                // Prepared before commit markers existed (a checkpoint taken by an older version).
+                LOG.warn("prepared transaction {} ({} rows) is no longer prepared; it was prepared without a commit "
+                        + "marker, so it is taken as committed before without evidence", transaction.gid(),
+                        transaction.rows());
+            } else if (markers.exists(connection, id.get())) {
+                LOG.info("prepared transaction {} ({} rows) is no longer prepared: its commit marker shows it was "
+                        + "committed before", transaction.gid(), transaction.rows());
+            } else if (markers.mayHaveBeenPruned(connection, id.get())) {
+                LOG.warn("prepared transaction {} ({} rows) is no longer prepared and its commit marker was deleted "
+                        + "as older than {} checkpoints; it is taken as committed before", transaction.gid(),
+                        transaction.rows(), CommitMarkers.KEPT_CHECKPOINTS);
+            } else {
+                throw new IllegalStateException("LOST: prepared transaction " + transaction.gid() + " ("
+                        + transaction.rows() + " rows) is no longer prepared and its commit marker is not in "
+                        + settings.committerTable() + ": it was rolled back by someone else, not committed, and its "
+                        + transaction.rows() + " rows are not in " + settings.table() + " and will not be replayed "
+                        + "(rule 2PC-10). Look for another job or sink using the same names on this database, or a "
+                        + "manual ROLLBACK PREPARED / XA ROLLBACK.");
             }
         }
     }
@@ -190,43 +232,36 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
     /**
      * 2PC-7: rolls back the prepared transactions of this subtask and of the former subtasks it
      * owns, for checkpoints after the restored one (all of them on a fresh start). Their records
-     * will be replayed by the source.
+     * will be replayed by the source. 2PC-10: a gid is this sink's only if it decodes to exactly
+     * this job and sink uid; gids prepared before the current encoding are matched against the
+     * exact old form of this job's and sink's names. Then forgets the commit markers of that
+     * abandoned history, so a checkpoint reusing one of its ids starts without one.
      */
     @Override
     public void abortLingering() throws SQLException {
-        String prefix = context.jobName() + "-" + context.sinkUid() + "-";
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(true);
             List<String> lingering = new ArrayList<>();
-            for (String gid : dialect.preparedTransactions(connection, prefix)) {
-                if (isLingering(gid.substring(prefix.length()))) {
-                    lingering.add(gid);
+            String legacyPrefix = context.jobName() + "-" + context.sinkUid() + "-";
+            for (String prefix : List.of(context.transactionIdPrefix(), legacyPrefix)) {
+                for (String gid : dialect.preparedTransactions(connection, prefix)) {
+                    if (context.ownTransactionId(gid).filter(this::isLingering).isPresent()) {
+                        lingering.add(gid);
+                    }
                 }
             }
             for (String gid : lingering) {
                 dialect.rollbackPrepared(connection, gid);
                 LOG.info("rolled back lingering prepared transaction {}", gid);
             }
+            markers.forgetAbandoned(connection, context);
         }
     }
 
-    /** Whether the gid suffix {@code <subtask>-<checkpointId>} names a transaction this writer must abort. */
-    private boolean isLingering(String suffix) {
-        // Another sink whose uid starts with this one's followed by '-' matches the prefix, but not this pattern.
-        Matcher matcher = GID_SUFFIX.matcher(suffix);
-        if (!matcher.matches()) {
-            return false;
-        }
-        int subtask;
-        long checkpointId;
-        try {
-            subtask = Integer.parseInt(matcher.group(1));
-            checkpointId = Long.parseLong(matcher.group(2));
-        } catch (NumberFormatException e) {
-            return false;
-        }
-        return context.ownsFormerSubtask(subtask)
-                && (context.restoredCheckpointId().isEmpty() || checkpointId > context.restoredCheckpointId().getAsLong());
+    /** Whether {@code id}, one of this sink's, names a transaction this writer must abort. */
+    private boolean isLingering(TransactionId id) {
+        return context.ownsFormerSubtask(id.subtask()) && (context.restoredCheckpointId().isEmpty()
+                || id.checkpointId() > context.restoredCheckpointId().getAsLong());
     }
 
     /** Rolls back open transactions (the runtime replays them) and closes the pool. */

@@ -7,7 +7,7 @@ import java.util.Objects;
  * prepared under, and how many rows pre-commit prepared. Everything a later process needs to
  * commit or roll it back.
  *
- * @param gid the PostgreSQL prepared-transaction id, {@code SinkContext#transactionId(subtask, checkpointId)}
+ * @param gid the prepared-transaction id (PostgreSQL gid, MariaDB gtrid), {@code SinkContext#transactionId(subtask, checkpointId)}
  * @param rows rows prepared; 0 while open, and 0 after pre-committing an empty transaction, which
  *     prepared nothing and has nothing to commit
  */

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The two-phase commit rules (2PC-1 to 2PC-8 in docs/spec.md) for the JDBC sink on a real
+ * The two-phase commit rules (2PC-1 to 2PC-10 in docs/spec.md) for the JDBC sink on a real
  * PostgreSQL, driven through the SPI, with "crashes" simulated by dropping a writer without
  * closing it and recovering with a new one from the serialized handle.
  */
@@ -61,9 +61,9 @@ class JdbcSinkTest {
             }
             JdbcTransaction prepared = writer.preCommit(open);
 
-            assertThat(prepared).isEqualTo(new JdbcTransaction(job + "-sink-0-1", 5));
+            assertThat(prepared).isEqualTo(new JdbcTransaction(job + ":sink:0:1", 5));
             assertThat(rows()).as("2PC-1: nothing visible before commit").isEmpty();
-            assertThat(server.preparedGids()).containsExactly(job + "-sink-0-1");
+            assertThat(server.preparedGids()).containsExactly(job + ":sink:0:1");
 
             writer.commit(prepared);
         }
@@ -88,7 +88,7 @@ class JdbcSinkTest {
             PreCommitted<JdbcTransaction> preCommitted = assertTimeoutPreemptively(Duration.ofSeconds(10),
                     () -> writer.preCommitAsync(first), "preCommitAsync waited for the database");
 
-            assertThat(preCommitted.handle()).isEqualTo(new JdbcTransaction(job + "-sink-0-1", 5));
+            assertThat(preCommitted.handle()).isEqualTo(new JdbcTransaction(job + ":sink:0:1", 5));
             CompletableFuture<Void> durable = preCommitted.durable().toCompletableFuture();
             assertThat(durable).as("the last batch waits for the table lock off the task thread").isNotDone();
             JdbcTransaction second = writer.beginTransaction(2);
@@ -98,7 +98,7 @@ class JdbcSinkTest {
 
             locker.commit();
             durable.get(30, TimeUnit.SECONDS);
-            assertThat(server.preparedGids()).as("2PC-2 once the stage completed").containsExactly(job + "-sink-0-1");
+            assertThat(server.preparedGids()).as("2PC-2 once the stage completed").containsExactly(job + ":sink:0:1");
             writer.commit(preCommitted.handle());
             writer.commit(writer.preCommit(second));
         }
@@ -118,6 +118,93 @@ class JdbcSinkTest {
         }
 
         assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
+    }
+
+    /**
+     * 2PC-10: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
+     * {@code db} once had the same gids. One job's start must not roll back the other's prepared
+     * transaction. Check the gid encoding and how abortLingering matches gids.
+     */
+    @Test
+    void abortLingeringOfOneJobLeavesAPreparedTransactionOfAJobWhoseNamesJoinTheSame() throws Exception {
+        List<String> prepared = JdbcTestSupport.preparedAfterAJobWhoseNamesJoinTheSameStarted(this::writer, job,
+                events(0, 5), server::preparedGids);
+
+        assertThat(prepared).as("the other job's start left the victim's transaction prepared")
+                .containsExactly(job + "orders-eu:db:0:1");
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 5)));
+    }
+
+    /**
+     * 2PC-5, 2PC-10: a prepared transaction rolled back by someone else must not read as committed
+     * before. Check the marker row the writer puts into each prepared transaction and the check
+     * of it when COMMIT PREPARED finds no such gid.
+     */
+    @Test
+    void aPreparedTransactionRolledBackBehindTheSinksBackFailsItsCommitNamingTheLostRows() throws Exception {
+        JdbcTransaction prepared;
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            prepared = writeAndPreCommit(writer, 1, events(0, 5));
+            try (java.sql.Connection admin = server.connect(); java.sql.Statement statement = admin.createStatement()) {
+                statement.execute("ROLLBACK PREPARED " + PostgresSyntax.literal(prepared.gid()));
+            }
+
+            assertThatThrownBy(() -> writer.commit(prepared)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("LOST").hasMessageContaining(prepared.gid()).hasMessageContaining("5 rows");
+        }
+        try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(1)))) {
+            assertThatThrownBy(() -> recovered.recoverAndCommit(prepared)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("LOST").hasMessageContaining(prepared.gid());
+        }
+        assertThat(rows()).isEmpty();
+    }
+
+    /**
+     * 2PC-4, 2PC-10: markers do not grow without bound, and the handle of a checkpoint whose marker
+     * was deleted as too old still commits as a no-op. Check {@code CommitMarkers.prune}.
+     */
+    @Test
+    void commitMarkersOlderThanTheKeptCheckpointsAreDeletedAndTheirHandlesStillCommit() throws Exception {
+        long late = 2 + CommitMarkers.KEPT_CHECKPOINTS;
+        JdbcTransaction first;
+        try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(0, 1, OptionalLong.empty()))) {
+            first = writeAndPreCommit(writer, 1, events(0, 1));
+            writer.commit(first);
+            writer.commit(writeAndPreCommit(writer, 2, events(1, 2)));
+            writer.commit(writeAndPreCommit(writer, late, events(2, 3)));
+        }
+
+        assertThat(server.query("SELECT checkpoint_id FROM onceflow_checkpoints WHERE job = '" + job
+                + "' ORDER BY checkpoint_id")).containsExactly(List.of("2"), List.of(Long.toString(late)));
+        try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(late)))) {
+            recovered.recoverAndCommit(first);
+        }
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 3)));
+    }
+
+    /**
+     * A job resuming from a checkpoint taken before 2PC-10 holds handles with old-format gids and
+     * no commit marker: they still commit, and committing them again is still a no-op (2PC-4).
+     */
+    @Test
+    void aHandleWithAnOldFormatGidFromAnEarlierVersionStillCommitsAndIsIdempotent() throws Exception {
+        String oldGid = job + "-sink-0-3";
+        try (TransactionalWriter<Event, JdbcTransaction> creator = writer(context(0, 1, OptionalLong.empty()));
+                java.sql.Connection old = server.connect(); java.sql.Statement statement = old.createStatement()) {
+            old.setAutoCommit(false);
+            statement.execute("INSERT INTO " + PostgresSyntax.identifier(table)
+                    + " (id, key, count, payload) VALUES ('0', 'key-0', 0, 'payload ''0\"')");
+            statement.execute("PREPARE TRANSACTION " + PostgresSyntax.literal(oldGid));
+        }
+        JdbcTransaction handle = new JdbcTransaction(oldGid, 1);
+
+        try (TransactionalWriter<Event, JdbcTransaction> recovered = writer(context(0, 1, OptionalLong.of(3)))) {
+            recovered.recoverAndCommit(handle);
+            recovered.recoverAndCommit(handle);
+            recovered.abortLingering();
+        }
+        assertThat(rows()).containsExactlyElementsOf(asRows(events(0, 1)));
+        assertThat(server.preparedGids()).isEmpty();
     }
 
     @Test
@@ -163,7 +250,11 @@ class JdbcSinkTest {
         }
     }
 
-    /** 2PC-7, with a scale-down from 3 subtasks to 2: subtask 0 now owns former subtasks 0 and 2. */
+    /**
+     * 2PC-7, with a scale-down from 3 subtasks to 2: subtask 0 now owns former subtasks 0 and 2.
+     * The gids are in the encoding before 2PC-10, as a job resuming from an old checkpoint finds
+     * them: this job's and sink's own are still matched exactly.
+     */
     @Test
     void abortLingeringRollsBackOnlyTransactionsOfOwnedSubtasksAfterTheRestoredCheckpoint() throws Exception {
         String prefix = job + "_x-sink-";
@@ -193,14 +284,14 @@ class JdbcSinkTest {
 
     @Test
     void abortLingeringOnAFreshStartRollsBackEveryCheckpointOfThisSubtask() throws Exception {
-        server.prepare(job + "-sink-0-1");
-        server.prepare(job + "-sink-1-1");
+        server.prepare(job + ":sink:0:1");
+        server.prepare(job + ":sink:1:1");
 
         try (TransactionalWriter<Event, JdbcTransaction> writer = writer(context(1, 2, OptionalLong.empty()))) {
             writer.abortLingering();
         }
 
-        assertThat(server.preparedGids()).containsExactly(job + "-sink-0-1");
+        assertThat(server.preparedGids()).containsExactly(job + ":sink:0:1");
     }
 
     @Test

@@ -74,7 +74,7 @@ class MariaDbSinkTest {
 
     @Test
     void aCommitWhileThePreparingSessionIsStillOpenFailsInsteadOfReadingAsCommitted() throws Exception {
-        String gid = job + "-sink-0-1";
+        String gid = job + ":sink:0:1";
         execute("CREATE TABLE " + table + " (id VARCHAR(64) PRIMARY KEY)");
         try (Connection preparing = server.connect(); Statement statement = preparing.createStatement()) {
             statement.execute("XA START '" + gid + "'");
@@ -100,9 +100,9 @@ class MariaDbSinkTest {
             writer.abortLingering();
             JdbcTransaction prepared = writeAndPreCommit(writer, 1, events(0, 5));
 
-            assertThat(prepared).isEqualTo(new JdbcTransaction(job + "-sink-0-1", 5));
+            assertThat(prepared).isEqualTo(new JdbcTransaction(job + ":sink:0:1", 5));
             assertThat(ids()).as("2PC-1").isEmpty();
-            assertThat(preparedGids()).containsExactly(job + "-sink-0-1");
+            assertThat(preparedGids()).containsExactly(job + ":sink:0:1");
 
             writer.commit(prepared);
             writer.commit(prepared); // 2PC-4: again, as after a restore
@@ -139,10 +139,33 @@ class MariaDbSinkTest {
         try (TransactionalWriter<Event, JdbcTransaction> restored = twoPhase(context(0, 2, OptionalLong.of(3)))) {
             restored.abortLingering();
             assertThat(preparedGids()).as("subtask 1's is subtask 1's to abort")
-                    .containsExactlyInAnyOrder(kept.gid(), job + "-sink-1-4");
+                    .containsExactlyInAnyOrder(kept.gid(), job + ":sink:1:4");
             restored.recoverAndCommit(kept);
         }
         assertThat(ids()).containsExactly("0", "1");
+    }
+
+    /** 2PC-10 on XA: a job whose names join to the same text as another's leaves that one's xid alone. */
+    @Test
+    void abortLingeringOfOneJobLeavesAnXidOfAJobWhoseNamesJoinTheSame() throws Exception {
+        List<String> prepared = JdbcTestSupport.preparedAfterAJobWhoseNamesJoinTheSameStarted(this::twoPhase, job,
+                events(0, 3), this::preparedGids);
+
+        assertThat(prepared).containsExactly(job + "orders-eu:db:0:1");
+        assertThat(ids()).containsExactly("0", "1", "2");
+    }
+
+    /** 2PC-5, 2PC-10 on XA: an xid rolled back by someone else fails its commit instead of reading as committed. */
+    @Test
+    void anXidRolledBackBehindTheSinksBackFailsItsCommit() throws Exception {
+        try (TransactionalWriter<Event, JdbcTransaction> writer = twoPhase(context(0, 1, OptionalLong.empty()))) {
+            JdbcTransaction prepared = writeAndPreCommit(writer, 1, events(0, 3));
+            execute("XA ROLLBACK '" + prepared.gid() + "'");
+
+            assertThatThrownBy(() -> writer.recoverAndCommit(prepared)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("LOST").hasMessageContaining(prepared.gid());
+        }
+        assertThat(ids()).isEmpty();
     }
 
     @Test

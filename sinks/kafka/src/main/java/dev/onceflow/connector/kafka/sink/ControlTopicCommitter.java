@@ -48,7 +48,6 @@ final class ControlTopicCommitter implements CheckpointCommitter {
 
     private final KafkaSinkSettings settings;
     private final SinkContext context;
-    private final String prefix;
     private final String controlTopic;
     /** Highest checkpoint id written, per (former) subtask. */
     private final Map<Integer, Long> written = new HashMap<>();
@@ -56,7 +55,6 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     ControlTopicCommitter(KafkaSinkSettings settings, SinkContext context) {
         this.settings = settings;
         this.context = context;
-        this.prefix = settings.prefix(context);
         this.controlTopic = settings.controlTopic(context);
     }
 
@@ -64,7 +62,7 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     public void open() throws Exception {
         try (Admin admin = Admin.create(settings.producer().admin())) {
             List<TopicPartition> partitions = controlPartitions(admin);
-            TransactionalIds.abortOpen(admin, prefix, context::ownsFormerSubtask);
+            TransactionalIds.abortOpen(admin, settings.ownPrefixes(context), context::ownsFormerSubtask);
             readMarkers(highWatermarks(admin, partitions));
         }
         LOG.info("Subtask {} found the write-ahead markers {} in {}", context.subtaskIndex(), written,
@@ -119,7 +117,20 @@ final class ControlTopicCommitter implements CheckpointCommitter {
         }
     }
 
+    /**
+     * Reads the markers of this sink. 2PC-10: keys of the old default prefix count only for a
+     * subtask without any marker of the current one: they were written before the change, and
+     * (the old prefix being ambiguous) possibly by another job whose names join alike.
+     */
     private void readMarkers(Map<TopicPartition, Long> ends) {
+        List<String> prefixes = settings.ownPrefixes(context);
+        Map<Integer, Long> writtenBefore29 = new HashMap<>();
+        readMarkers(ends, prefixes, writtenBefore29);
+        writtenBefore29.forEach(written::putIfAbsent);
+    }
+
+    private void readMarkers(Map<TopicPartition, Long> ends, List<String> prefixes,
+            Map<Integer, Long> writtenBefore29) {
         Duration patience = settings.producer().transactionTimeout().plusMinutes(1);
         long deadline = System.nanoTime() + patience.toNanos();
         long nextReport = System.nanoTime() + PROGRESS_INTERVAL.toNanos();
@@ -128,11 +139,13 @@ final class ControlTopicCommitter implements CheckpointCommitter {
             consumer.seekToBeginning(ends.keySet());
             while (!caughtUp(consumer, ends)) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    OptionalInt subtask = ControlMarkers.subtaskOf(prefix, record.key());
-                    if (subtask.isPresent()) {
-                        long id = ControlMarkers.checkpointId(record.value(),
-                                record.topic() + "-" + record.partition() + "@" + record.offset());
-                        written.merge(subtask.getAsInt(), id, Math::max);
+                    for (int i = 0; i < prefixes.size(); i++) {
+                        OptionalInt subtask = ControlMarkers.subtaskOf(prefixes.get(i), record.key());
+                        if (subtask.isPresent()) {
+                            long id = ControlMarkers.checkpointId(record.value(),
+                                    record.topic() + "-" + record.partition() + "@" + record.offset());
+                            (i == 0 ? written : writtenBefore29).merge(subtask.getAsInt(), id, Math::max);
+                        }
                     }
                 }
                 long now = System.nanoTime();

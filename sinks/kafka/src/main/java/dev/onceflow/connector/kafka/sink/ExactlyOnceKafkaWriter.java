@@ -281,7 +281,7 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
 
     @Override
     public void abortLingering() throws Exception {
-        TransactionalIds.abortOpen(admin(), prefix, context::ownsFormerSubtask);
+        TransactionalIds.abortOpen(admin(), settings.ownPrefixes(context), context::ownsFormerSubtask);
     }
 
     @Override

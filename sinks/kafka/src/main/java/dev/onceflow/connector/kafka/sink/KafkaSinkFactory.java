@@ -45,7 +45,7 @@ public final class KafkaSinkFactory implements SinkFactory {
     public static final Option<String> TRANSACTIONAL_ID_PREFIX = Option.stringOption("transactional-id-prefix")
             .validate(s -> !s.isBlank() && s.chars().noneMatch(Character::isWhitespace), "a name without spaces")
             .description("Prefix of the sink's transactional ids (<prefix>-<subtask>-<n>) and marker keys; must be "
-                    + "unique among the sinks writing to one cluster. Default <job>-<sink uid>.");
+                    + "unique among the sinks writing to one cluster. Default <job>:<sink uid>, names escaped.");
 
     public static final Option<Duration> TRANSACTION_TIMEOUT = Option.durationOption("transaction-timeout")
             .defaultValue(KafkaSink.DEFAULT_TRANSACTION_TIMEOUT)
@@ -58,7 +58,8 @@ public final class KafkaSinkFactory implements SinkFactory {
     public static final Option<String> CONTROL_TOPIC = Option.stringOption("control-topic")
             .validate(s -> !s.isBlank(), "a topic name")
             .description("WRITE_AHEAD: topic of the markers that say which checkpoints were written; created "
-                    + "(compacted, one partition) if missing. Default <transactional-id-prefix>-checkpoints.");
+                    + "(compacted, one partition) if missing. Default <transactional-id-prefix>-checkpoints, or "
+                    + "<job>-<sink uid>-checkpoints without a prefix.");
 
     public static final Option<RecordKey> KEY = Option.enumOption("key", RecordKey.class).defaultValue(RecordKey.KEY)
             .description("The Kafka record key: the event's KEY, its ID, or NONE. With the default partitioner "

@@ -63,20 +63,24 @@ final class TransactionalIds {
     }
 
     /**
-     * Rule 2PC-7: fences every open transaction of this sink whose subtask {@code owned} accepts,
+     * Rule 2PC-7: fences every open transaction of this sink (an id of exactly one of
+     * {@code prefixes}, a subtask and a slot; 2PC-10) whose subtask {@code owned} accepts,
      * which aborts it. An open transaction of a dead producer would otherwise hold back every
      * {@code read_committed} reader of its partitions until {@code transaction.timeout.ms} runs out.
      *
      * @return the ids fenced
      */
-    static List<String> abortOpen(Admin admin, String prefix, IntPredicate owned) throws Exception {
+    static List<String> abortOpen(Admin admin, List<String> prefixes, IntPredicate owned) throws Exception {
         List<String> lingering = new ArrayList<>();
         for (TransactionListing listing : admin.listTransactions(new ListTransactionsOptions()
                         .filterStates(List.of(TransactionState.ONGOING)))
                 .all().get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            OptionalInt subtask = subtaskOf(prefix, listing.transactionalId());
-            if (subtask.isPresent() && owned.test(subtask.getAsInt())) {
-                lingering.add(listing.transactionalId());
+            for (String prefix : prefixes) {
+                OptionalInt subtask = subtaskOf(prefix, listing.transactionalId());
+                if (subtask.isPresent() && owned.test(subtask.getAsInt())) {
+                    lingering.add(listing.transactionalId());
+                    break;
+                }
             }
         }
         if (!lingering.isEmpty()) {

@@ -234,15 +234,15 @@ class ExactlyOnceKafkaSinkTest {
         for (var writer : crashed) {
             writer.close();
         }
-        assertThat(openTransactions(broker, "eo-lingering-sink-")).hasSize(3);
+        assertThat(openTransactions(broker, "eo-lingering:sink-")).hasSize(3);
         assertThat(stuckPartitions(broker, topic)).isNotEmpty();
 
         try (var first = writer(sink(topic), context("eo-lingering", 0, 2, 3, 2L));
                 var second = writer(sink(topic), context("eo-lingering", 1, 2, 3, 2L))) {
             first.abortLingering(); // its own and former subtask 2 (2 % 2 == 0)
-            assertThat(openTransactions(broker, "eo-lingering-sink-")).containsExactly("eo-lingering-sink-1-0");
+            assertThat(openTransactions(broker, "eo-lingering:sink-")).containsExactly("eo-lingering:sink-1-0");
             second.abortLingering();
-            assertThat(openTransactions(broker, "eo-lingering-sink-")).isEmpty();
+            assertThat(openTransactions(broker, "eo-lingering:sink-")).isEmpty();
         }
         Awaitility.await("2PC-7: readers are no longer held back").atMost(Duration.ofSeconds(10))
                 .until(() -> stuckPartitions(broker, topic).isEmpty());
@@ -261,6 +261,35 @@ class ExactlyOnceKafkaSinkTest {
         other.commit(theirs);
         other.close();
         assertThat(readCommitted(broker, topic)).hasSize(5);
+    }
+
+    /**
+     * 2PC-10: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
+     * {@code db} once had the same default transactional ids, so one job's start fenced the
+     * other's transactions. Check {@code KafkaSinkSettings.prefix} and {@code TransactionalIds}.
+     */
+    @Test
+    void jobsWhoseNamesJoinTheSameWithADashNeverTouchEachOthersTransactions() throws Exception {
+        String topic = newTopic(broker, 1);
+        SinkContext victimContext = new SinkContext("orders-eu", "db", 0, 1, 1, OptionalLong.empty(), "a1");
+        SinkContext otherContext = new SinkContext("orders", "eu-db", 0, 1, 1, OptionalLong.empty(), "a2");
+        var victim = writer(sink(topic), victimContext);
+        victim.abortLingering();
+        KafkaTransaction theirs = writeAndPreCommit(victim, 1, events(0, 5));
+        KafkaTransaction open = victim.beginTransaction(2);
+        victim.write(open, events(5, 6).get(0));
+        try (var other = writer(sink(topic), otherContext)) {
+            other.abortLingering();
+            other.commit(writeAndPreCommit(other, 1, events(100, 102)));
+        }
+
+        assertThat(openTransactions(broker, "orders-eu:db-")).as("the victim's open transactions are untouched")
+                .hasSize(2);
+        victim.commit(theirs);
+        victim.commit(victim.preCommit(open));
+        victim.close();
+        assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(
+                java.util.stream.Stream.of(events(0, 6), events(100, 102)).flatMap(List::stream).toList());
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.time.Duration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.awaitility.Awaitility;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,6 +70,27 @@ class WriteAheadKafkaSinkTest {
             assertThat(next.isCheckpointCommitted(0, 2)).isTrue();
             assertThat(next.isCheckpointCommitted(0, 3)).isFalse();
             assertThat(next.isCheckpointCommitted(1, 1)).as("another subtask's marker").isFalse();
+        }
+    }
+
+    /**
+     * 2PC-10: two jobs whose names joined to the same default prefix wrote the same marker keys into
+     * the same control topic, so one job took the other's written checkpoints for its own and
+     * skipped its segments. Check {@code KafkaSinkSettings.prefix} and {@code ControlMarkers}.
+     */
+    @Test
+    void markersOfAJobWhoseNamesJoinTheSameAreNotThisJobs() throws Exception {
+        String topic = newTopic(broker, 1);
+        SinkContext other = new SinkContext("orders", "eu-db", 0, 1, 1, OptionalLong.empty(), "a1");
+        try (CheckpointCommitter committer = committer(topic, other);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(other)) {
+            assertThat(writer.sendValues(events(0, 3), 0, 5, 0)).isTrue();
+            committer.commitCheckpoint(0, 5);
+        }
+
+        SinkContext mine = new SinkContext("orders-eu", "db", 0, 1, 1, OptionalLong.of(4), "a2");
+        try (CheckpointCommitter committer = committer(topic, mine)) {
+            assertThat(committer.isCheckpointCommitted(0, 3)).as("another job's marker").isFalse();
         }
     }
 
