@@ -140,17 +140,31 @@ public final class JobProcess {
     }
 
     /** What to arm in the child. */
-    public record Faults(String haltAt, String delayAt) {
+    public record Faults(String haltAt, String delayAt, CommitFailures commitFailures) {
         public static final Faults NONE = new Faults(null, null);
+
+        public Faults(String haltAt, String delayAt) {
+            this(haltAt, delayAt, null);
+        }
 
         public static Faults haltAt(String point) {
             return new Faults(point, null);
         }
 
+        /** Commit failures injected into the sink under test; the job file must name {@link CommitFailureSinkFactory}. */
+        public static Faults withCommitFailures(CommitFailures failures) {
+            return new Faults(null, null, failures);
+        }
+
+        boolean none() {
+            return haltAt == null && delayAt == null && commitFailures == null;
+        }
+
         @Override
         public String toString() {
-            return haltAt == null && delayAt == null ? "none"
-                    : (haltAt == null ? "" : "halt at " + haltAt) + (delayAt == null ? "" : " stall at " + delayAt);
+            return none() ? "none"
+                    : ((haltAt == null ? "" : "halt at " + haltAt) + (delayAt == null ? "" : " stall at " + delayAt)
+                            + (commitFailures == null ? "" : " " + commitFailures)).trim();
         }
     }
 
@@ -178,13 +192,16 @@ public final class JobProcess {
         command.addAll(target.jvmOptions()); // short-lived JVMs: start fast rather than peak fast
         ClassDataSharing sharing = ClassDataSharing.get();
         ClassDataSharing.Options sharingOptions = sharing == null ? new ClassDataSharing.Options(List.of(), false)
-                : sharing.options(target, faults.haltAt() == null && faults.delayAt() == null);
+                : sharing.options(target, faults.none());
         command.addAll(sharingOptions.jvmOptions());
         if (faults.haltAt() != null) {
             command.add("-Donceflow.fault=" + faults.haltAt());
         }
         if (faults.delayAt() != null) {
             command.add("-Donceflow.fault.delay=" + faults.delayAt());
+        }
+        if (faults.commitFailures() != null) {
+            command.add("-D" + CommitFailures.PROPERTY + "=" + faults.commitFailures().property());
         }
         long logStart = 0;
         Path tempDirectory = null;

@@ -57,6 +57,12 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
                 mode, interval, timeout, checkpointDirectory);
     }
 
+    /** This spec with another sink type and the same options, e.g. the sink under test behind a fault wrapper. */
+    public JobSpec withSinkType(String value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, value, sinkOptions, rowsPerSecond, mode,
+                interval, timeout, checkpointDirectory);
+    }
+
     public JobSpec withCheckpointDirectory(CheckpointLocation value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
                 interval, timeout, value);

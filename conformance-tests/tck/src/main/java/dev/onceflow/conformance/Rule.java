@@ -9,6 +9,9 @@ public enum Rule {
             "preCommit() must only flush/prepare; make data visible in commit(), never in write() or preCommit()."),
     TWO_PC_2("2PC-2", "A pre-committed transaction survives the death of the writer.",
             "preCommit() must make the transaction durable (fsync, PREPARE) and the handle must hold all that commit needs."),
+    TWO_PC_3("2PC-3", "A commit, once started, ends committed: a failed commit is retried or fails the job, never dropped.",
+            "commit() must throw when the transaction did not commit, never report success for it; a retried commit() of a"
+            + " handle must commit it (or find it committed). A job whose commits keep failing must fail, not exit 0."),
     TWO_PC_4("2PC-4", "Committing an already committed handle MUST succeed without effect.",
             "commit()/recoverAndCommit() must detect 'already committed' (final file exists, unknown prepared id) and do nothing."),
     TWO_PC_5("2PC-5", "recoverAndCommit() commits restored handles, idempotently, and never reports success for lost data.",

@@ -111,4 +111,102 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
         c.finish();
         c.assertExactlyOnce(Rule.TWO_PC_7);
     }
+
+    /** Attempts of a handle that fail in the transient 2PC-3 cases: fewer than the runtime's default commit attempts (5). */
+    static final int TRANSIENT_COMMIT_FAILURES = 2;
+
+    /**
+     * 2PC-3: the first commits of the first handles throw before they took effect, while the job
+     * runs on. The runtime must retry each handle until it commits: the run ends successfully and
+     * every record is there once. A commit that reports success for a transaction it did not
+     * commit, or a runtime that gives up on a handle after a failed attempt, loses its records.
+     */
+    @Test
+    void required_2pc3_commitFailingBeforeItTookEffectIsRetried() throws Exception {
+        transientCommitFailures("required_2pc3_commitFailingBeforeItTookEffectIsRetried", CommitFailures.Mode.BEFORE);
+    }
+
+    /**
+     * 2PC-3, 2PC-4: the first commits of the first handles throw after they took effect (the
+     * external system committed; the answer was lost). The retry must find the handle committed and
+     * succeed without effect: the run ends successfully with every record once. Duplicates, or a
+     * job that fails on the retry, break 2PC-4; lost records break 2PC-3.
+     */
+    @Test
+    void required_2pc3_commitFailingAfterItTookEffectIsRetried() throws Exception {
+        transientCommitFailures("required_2pc3_commitFailingAfterItTookEffectIsRetried", CommitFailures.Mode.AFTER);
+    }
+
+    private void transientCommitFailures(String name, CommitFailures.Mode mode) throws Exception {
+        ConformanceCase c = newCase(name, true);
+        java.util.OptionalInt status = c.runWithCommitFailures(mode, TRANSIENT_COMMIT_FAILURES);
+        if (status.isEmpty()) {
+            c.recordNotApplicable(Rule.TWO_PC_3, "not a two-phase commit sink: it has no commit to fail");
+            return;
+        }
+        // A retried commit that fails although the first attempt took effect is not idempotent.
+        Rule retried = mode == CommitFailures.Mode.AFTER ? Rule.TWO_PC_4 : Rule.TWO_PC_3;
+        if (status.getAsInt() != 0) {
+            throw c.violation(retried, "the job failed (exit " + status.getAsInt() + ") on " + TRANSIENT_COMMIT_FAILURES
+                    + " failed attempts per handle, fewer than the runtime retries: the retried commit failed too");
+        }
+        Verdict verdict = c.verdict();
+        boolean onlyDuplicates = !verdict.duplicated().isEmpty() && verdict.lost().isEmpty();
+        c.assertExactlyOnce(onlyDuplicates ? Rule.TWO_PC_4 : Rule.TWO_PC_3);
+    }
+
+    /**
+     * 2PC-3: every commit and recoverAndCommit throws. The job cannot deliver and must say so: it
+     * must fail (exit non-zero), never end successfully with its records not committed. Resumed
+     * without the failures, it must then commit every handle that failed: none was dropped.
+     */
+    @Test
+    void required_2pc3_permanentCommitFailureFailsTheJob() throws Exception {
+        ConformanceCase c = newCase("required_2pc3_permanentCommitFailureFailsTheJob", true);
+        java.util.OptionalInt status = c.runWithCommitFailures(CommitFailures.Mode.PERMANENT, 1);
+        if (status.isEmpty()) {
+            c.recordNotApplicable(Rule.TWO_PC_3, "not a two-phase commit sink: it has no commit to fail");
+            return;
+        }
+        if (status.getAsInt() == 0) {
+            throw c.violation(Rule.TWO_PC_3, "the job exited 0 although every commit failed: "
+                    + c.verdict().describe());
+        }
+        c.finish();
+        c.assertExactlyOnce(Rule.TWO_PC_3);
+    }
+
+    /**
+     * 2PC-7 across a scale-down: the JVM halts at parallelism 3 while the transactions of a
+     * checkpoint that never completes are open (as in {@link
+     * #required_2pc7_lingeringTransactionsAreAborted}), and the job resumes at parallelism 1. The
+     * subtasks 1 and 2 are gone: their lingering transactions are the one remaining writer's to
+     * abort ({@code SinkContext.ownsFormerSubtask}), or they stay behind.
+     */
+    @Test
+    void required_2pc7_crashAtParallelism3ResumeAt1AbortsFormerSubtasks() throws Exception {
+        ConformanceCase c = newCase("required_2pc7_crashAtParallelism3ResumeAt1AbortsFormerSubtasks", true);
+        c.use(c.spec().withParallelism(3));
+        // Checkpoint 6, not 3: at three subtasks the first checkpoints come while the job still starts
+        // up, and no records reached the transactions of the next checkpoint during the stall.
+        c.crashAt(FaultPoints.COORDINATOR_BEFORE_METADATA + "@6", FaultPoints.COORDINATOR_BEFORE_METADATA + "@6=500");
+        c.use(c.spec().withParallelism(1));
+        c.finish();
+        c.assertExactlyOnce(Rule.TWO_PC_7);
+    }
+
+    /**
+     * EO-1 across a scale-up: the JVM halts at parallelism 1 after checkpoint 3 completed and
+     * before its commit, then the job resumes at parallelism 3. The restored handles, open
+     * transaction, keyed counts and source positions of one subtask are spread over three.
+     */
+    @Test
+    void required_eo1_crashAtParallelism1ResumeAt3() throws Exception {
+        ConformanceCase c = newCase("required_eo1_crashAtParallelism1ResumeAt3", true);
+        c.use(c.spec().withParallelism(1));
+        c.crashAt(FaultPoints.COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY + "@3");
+        c.use(c.spec().withParallelism(3));
+        c.finish();
+        c.assertExactlyOnce(replayRule());
+    }
 }

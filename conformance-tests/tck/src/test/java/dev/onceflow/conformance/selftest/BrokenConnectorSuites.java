@@ -61,6 +61,20 @@ final class BrokenConnectorSuites {
         }
     }
 
+    static final class SwallowsCommitFailureSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(SwallowsCommitFailureSinkFactory.IDENTIFIER);
+        }
+    }
+
+    static final class ForgetsFormerSubtasksSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(ForgetsFormerSubtasksSinkFactory.IDENTIFIER);
+        }
+    }
+
     /** The correct filesystem sink, for the run in AT_LEAST_ONCE mode. */
     static final class FileSystemSinkSuite extends SinkConformanceSuite {
         @Override

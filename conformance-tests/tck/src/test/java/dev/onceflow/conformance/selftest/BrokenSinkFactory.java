@@ -33,6 +33,11 @@ abstract class BrokenSinkFactory implements SinkFactory {
     protected abstract TransactionalWriter<Event, FileTransaction> breakWriter(
             TransactionalWriter<Event, FileTransaction> real, SinkContext context, Path output);
 
+    /** The context the real writer is created with; the defect of some factories is in what it says. */
+    protected SinkContext realContext(SinkContext context) {
+        return context;
+    }
+
     @Override
     public String description() {
         return "The filesystem sink, deliberately broken, for the conformance suite's own tests.";
@@ -46,7 +51,7 @@ abstract class BrokenSinkFactory implements SinkFactory {
     @Override
     public Sink<Event> createSink(OptionValues options) {
         Path output = localDirectory(options.get(FileSystemSinkFactory.PATH));
-        return new BrokenSink((FileSystemSink) REAL.createSink(options),
+        return new BrokenSink((FileSystemSink) REAL.createSink(options), this::realContext,
                 (writer, context) -> breakWriter(writer, context, output));
     }
 
@@ -55,13 +60,13 @@ abstract class BrokenSinkFactory implements SinkFactory {
         return Path.of(new org.apache.hadoop.fs.Path(path).toUri().getPath()).toAbsolutePath().normalize();
     }
 
-    private record BrokenSink(FileSystemSink real,
+    private record BrokenSink(FileSystemSink real, java.util.function.UnaryOperator<SinkContext> contextOfReal,
             BiFunction<TransactionalWriter<Event, FileTransaction>, SinkContext, TransactionalWriter<Event, FileTransaction>> breaker)
             implements TwoPhaseCommitSink<Event, FileTransaction> {
 
         @Override
         public TransactionalWriter<Event, FileTransaction> createWriter(SinkContext context) throws Exception {
-            return breaker.apply(real.createWriter(context), context);
+            return breaker.apply(real.createWriter(contextOfReal.apply(context)), context);
         }
 
         @Override

@@ -101,6 +101,68 @@ class SuiteCatchesBrokenConnectorsTest {
         assertThat(result.lost()).as("lost ids in the report").isPositive();
     }
 
+    /** 2PC-3: a sink that gives up on a handle whose commit failed (reporting success) loses its records. */
+    @Test
+    void swallowedCommitFailureBreaks2pc3() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.SwallowsCommitFailureSuite.class,
+                "required_2pc3_commitFailingBeforeItTookEffectIsRetried"),
+                "sink-" + SwallowsCommitFailureSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-3] ")
+                .contains("faults: first 2 commit attempts fail before the commit took effect (job exit 0)")
+                .containsPattern("lost" + SOME_IDS);
+        CaseResult result = assertCaseFailed(run, "2PC-3", "violated");
+        assertThat(result.lost()).as("lost ids in the report").isPositive();
+    }
+
+    /** 2PC-3: the same sink, when every commit fails, lets the job exit 0 with its records not committed. */
+    @Test
+    void swallowedPermanentCommitFailureBreaks2pc3() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.SwallowsCommitFailureSuite.class,
+                "required_2pc3_permanentCommitFailureFailsTheJob"), "sink-" + SwallowsCommitFailureSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-3] ")
+                .contains("faults: every commit of " + SwallowsCommitFailureSinkFactory.IDENTIFIER + " fails (job exit 0)")
+                .contains("found: the job exited 0 although every commit failed: ")
+                .containsPattern("lost" + SOME_IDS)
+                .contains("first exception in the job log: ");
+        assertCaseFailed(run, "2PC-3", "violated");
+    }
+
+    /**
+     * 2PC-4 through a commit that failed after it took effect: the runtime's retry commits the
+     * handle again, and a sink that publishes an already committed file again duplicates it. The
+     * case names 2PC-4, not the 2PC-3 it is about.
+     */
+    @Test
+    void nonIdempotentRetriedCommitBreaks2pc4() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.NonIdempotentCommitSuite.class,
+                "required_2pc3_commitFailingAfterItTookEffectIsRetried"), "sink-" + NonIdempotentCommitSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-4] ")
+                .contains("faults: first 2 commit attempts fail after the commit took effect (job exit 0)")
+                .containsPattern("duplicated" + SOME_IDS)
+                .containsPattern("lost 0 ,");
+        assertCaseFailed(run, "2PC-4", "at-least-once");
+    }
+
+    /**
+     * 2PC-7 after a crash at parallelism 3 and a resume at 1: a sink whose abortLingering cleans up
+     * only its own subtask index leaves the lingering files of subtasks 1 and 2 behind.
+     */
+    @Test
+    void forgottenFormerSubtasksBreak2pc7() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.ForgetsFormerSubtasksSuite.class,
+                "required_2pc7_crashAtParallelism3ResumeAt1AbortsFormerSubtasks"),
+                "sink-" + ForgetsFormerSubtasksSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-7] ")
+                .containsPattern("lost 0 , duplicated 0 ,")
+                .containsPattern("left behind \\[in-progress file [^\\]]*part-[12]-");
+        CaseResult result = assertCaseFailed(run, "2PC-7", "violated");
+        assertThat(result.leftovers()).as("leftovers in the report").isPositive();
+    }
+
     /** SRC-1: a source that resumes one line after its restored position loses a record per restored split. */
     @Test
     void offByOneReplayBreaksSrc1() throws Exception {
