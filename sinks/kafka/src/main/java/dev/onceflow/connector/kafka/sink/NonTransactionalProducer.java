@@ -1,61 +1,41 @@
 package dev.onceflow.connector.kafka.sink;
 
 import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.sink.IdempotentSink;
-import dev.onceflow.spi.sink.IdempotentWriter;
-import dev.onceflow.spi.sink.SinkContext;
 import java.time.Duration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
- * The Kafka sink in {@link KafkaSinkMode#AT_LEAST_ONCE} and {@link KafkaSinkMode#NONE} modes: an
- * idempotent producer (no duplicates from the producer's own retries) without transactions.
- * At-least-once flushes at every barrier, so a completed checkpoint never covers records still in
- * the producer's buffer; records written after the last checkpoint are written again after a
- * crash. None never waits: what is buffered at a crash is lost.
- *
- * <p>Kafka records are appended, not upserted, so the runtime's idempotent-sink driver gives
- * at-least-once here, not exactly-once: a replay appends duplicates.
+ * One subtask's idempotent producer without transactions, as the {@link KafkaSinkMode#AT_LEAST_ONCE}
+ * and {@link KafkaSinkMode#NONE} modes use it: the producer's own retries add no duplicates, but
+ * Kafka records are appended, so a record replayed after a crash is a second record. Which of the
+ * two modes it serves is only whether the runtime asks it to {@link #flush()} at the barrier.
  */
-final class NonTransactionalKafkaSink implements IdempotentSink<Event> {
+final class NonTransactionalProducer implements AutoCloseable {
 
     private final KafkaSinkSettings settings;
-    private final boolean flushAtBarrier;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final SendErrors errors = new SendErrors();
 
-    NonTransactionalKafkaSink(KafkaSinkSettings settings, boolean flushAtBarrier) {
+    NonTransactionalProducer(KafkaSinkSettings settings) {
         this.settings = settings;
-        this.flushAtBarrier = flushAtBarrier;
+        this.producer = new KafkaProducer<>(settings.producer().idempotentProducer());
     }
 
-    @Override
-    public IdempotentWriter<Event> createWriter(SinkContext context) {
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.producer().idempotentProducer());
-        SendErrors errors = new SendErrors();
-        String topic = settings.records().topic();
-        return new IdempotentWriter<>() {
-            @Override
-            public void write(Event record) {
-                errors.check(topic);
-                producer.send(settings.records().toRecord(record), errors);
-            }
-
-            @Override
-            public void flush() {
-                if (flushAtBarrier) {
-                    producer.flush();
-                }
-                errors.check(topic);
-            }
-
-            @Override
-            public void close() {
-                producer.close(Duration.ofSeconds(30));
-            }
-        };
+    /** Sends one record; fails if an earlier send failed. */
+    void send(Event record) {
+        errors.check(settings.records().topic());
+        producer.send(settings.records().toRecord(record), errors);
     }
 
+    /** Waits until every record sent so far is acknowledged, and fails if one was not. */
+    void flush() {
+        producer.flush();
+        errors.check(settings.records().topic());
+    }
+
+    /** Waits up to 30 s for what is buffered, then closes the producer. */
     @Override
-    public String toString() {
-        return "kafka sink (" + (flushAtBarrier ? "at-least-once" : "none") + ") " + settings;
+    public void close() {
+        producer.close(Duration.ofSeconds(30));
     }
 }
