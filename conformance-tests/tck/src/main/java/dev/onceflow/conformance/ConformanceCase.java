@@ -327,23 +327,48 @@ public final class ConformanceCase {
     }
 
     /**
-     * Asserts exactly-once and records the case in the report. The failure message names the
-     * rule, the faults armed, the ids lost / duplicated / unexpected, and what to check.
+     * Asserts what the sink's contract promises and records the case in the report: exactly-once,
+     * or, for an {@link SinkContract#AT_LEAST_ONCE at-least-once sink}, that nothing was lost
+     * (ALO-1), with its duplicates counted and its guarantee never more than at-least-once. The
+     * failure message names the rule, the faults armed, the ids lost / duplicated / unexpected, and
+     * what to check.
      */
     public Verdict assertExactlyOnce(Rule rule) throws Exception {
         Verdict verdict = verdict();
-        boolean passed = verdict.exactlyOnce();
-        record(rule, verdict, passed);
-        if (!verdict.exactlyOnce()) {
+        boolean atLeastOnceSink = contract() == SinkContract.AT_LEAST_ONCE;
+        boolean passed = atLeastOnceSink ? verdict.atLeastOnce() && verdict.leftovers().isEmpty() : verdict.exactlyOnce();
+        Rule judged = ruleOfTheContract(rule, verdict);
+        record(judged, verdict, passed);
+        if (!passed) {
             boolean onlyLeftovers = !verdict.leftovers().isEmpty() && verdict.lost().isEmpty()
                     && verdict.duplicated().isEmpty() && verdict.unexpected().isEmpty() && verdict.wrongCounts().isEmpty();
             // Running counts wrong while every id is there once: the state broke, not the delivery.
             boolean onlyCounts = !verdict.wrongCounts().isEmpty() && verdict.lost().isEmpty()
                     && verdict.duplicated().isEmpty() && verdict.unexpected().isEmpty() && verdict.leftovers().isEmpty();
-            Rule broken = onlyLeftovers && rule != Rule.TWO_PC_7 ? Rule.EO_4 : onlyCounts ? Rule.EO_2 : rule;
+            Rule broken = onlyLeftovers && rule != Rule.TWO_PC_7 ? Rule.EO_4 : onlyCounts && judged == rule ? Rule.EO_2 : judged;
             throw new AssertionError(message(broken, verdict));
         }
         return verdict;
+    }
+
+    /**
+     * The rule a verdict is judged under: the case's own, unless the sink's contract names a
+     * narrower one. An at-least-once sink promises only ALO-1; duplicates from an idempotent sink
+     * break IDEM-1, the rule that claims replays overwrite.
+     */
+    private Rule ruleOfTheContract(Rule rule, Verdict verdict) {
+        SinkContract contract = contract();
+        if (contract == SinkContract.AT_LEAST_ONCE) {
+            return Rule.ALO_1;
+        }
+        if (contract == SinkContract.IDEMPOTENT && !verdict.duplicated().isEmpty()) {
+            return Rule.IDEM_1;
+        }
+        return rule;
+    }
+
+    private SinkContract contract() {
+        return suite.sinkContract().orElse(null);
     }
 
     /** Records a check of {@code rule} that is not about the final output (it passed or it did not). */
@@ -382,8 +407,9 @@ public final class ConformanceCase {
     /** Records the verdict under {@code rule} without asserting (for cases that expect a violation). */
     public void record(Rule rule, Verdict verdict, boolean passed) {
         // Leftovers break EO-4 whatever the data shows: they block readers or hold resources.
+        // An at-least-once sink's output that happens to be exact proves no more than its contract.
         String guarantee = notApplicable ? "not-applicable"
-                : verdict.exactlyOnce() ? "exactly-once"
+                : verdict.exactlyOnce() && contract() != SinkContract.AT_LEAST_ONCE ? "exactly-once"
                 : verdict.atLeastOnce() && verdict.leftovers().isEmpty() ? "at-least-once" : "violated";
         suite.report().add(new CaseResult(name, rule.id(), List.copyOf(faults), crashes, verdict.committedRecords(),
                 verdict.lost().size(), verdict.duplicated().size(), verdict.unexpected().size(), verdict.leftovers().size(),

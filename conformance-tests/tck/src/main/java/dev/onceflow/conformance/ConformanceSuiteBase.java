@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -70,6 +71,11 @@ public abstract class ConformanceSuiteBase {
      * restored position), so a failure names the contract the connector under test breaks.
      */
     protected abstract Rule replayRule();
+
+    /** The contract of the sink under test, once known; empty for sources. */
+    protected Optional<SinkContract> sinkContract() {
+        return Optional.empty();
+    }
 
     public ConformanceSettings settings() {
         return settings;

@@ -3,13 +3,14 @@ package dev.onceflow.runtime.api;
 import dev.onceflow.runtime.graph.Transformation;
 import dev.onceflow.runtime.operator.FilterOperator;
 import dev.onceflow.runtime.operator.FlatMapOperator;
-import dev.onceflow.runtime.operator.IdempotentSinkOperator;
 import dev.onceflow.runtime.operator.MapOperator;
 import dev.onceflow.runtime.operator.TwoPhaseCommitSinkOperator;
 import dev.onceflow.runtime.operator.WriteAheadSinkOperator;
+import dev.onceflow.runtime.operator.WriteThroughSinkOperator;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import dev.onceflow.spi.sink.AtLeastOnceSink;
+import dev.onceflow.spi.sink.BestEffortSink;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
-import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 
@@ -133,9 +134,11 @@ public class DataStream<T> {
             factory = () -> new TwoPhaseCommitSinkOperator<>(twoPhase);
         } else if (sink instanceof GenericWriteAheadSink writeAhead) {
             factory = () -> new WriteAheadSinkOperator<>(writeAhead);
+        } else if (sink instanceof AtLeastOnceSink atLeastOnce) {
+            // IdempotentSink too: the same flush at the barrier; idempotence is the sink's own promise.
+            factory = () -> WriteThroughSinkOperator.atLeastOnce(atLeastOnce);
         } else {
-            IdempotentSink<T> idempotent = (IdempotentSink<T>) sink;
-            factory = () -> new IdempotentSinkOperator<>(idempotent);
+            factory = () -> WriteThroughSinkOperator.bestEffort((BestEffortSink) sink);
         }
         Transformation t = environment.add(Transformation.Kind.SINK, "sink", transformation,
                 new Transformation.Partitioning.Forward(), factory);

@@ -1,8 +1,9 @@
 package dev.onceflow.spi.sink;
 
 /**
- * A destination for records. Every sink implements exactly one of the three consistency
- * contracts below; the runtime drives each with its own operator (see {@code docs/spec.md}).
+ * A destination for records. Every sink implements exactly one of the consistency contracts
+ * below, the one whose promise it keeps; the runtime drives each with its own operator, and the
+ * conformance suite judges it by that promise (see {@code docs/spec.md}).
  *
  * <ul>
  *   <li>{@link TwoPhaseCommitSink}: a transaction per checkpoint, pre-committed at the barrier and
@@ -10,7 +11,10 @@ package dev.onceflow.spi.sink;
  *       pre-committed transactions across the writer's death.</li>
  *   <li>{@link GenericWriteAheadSink}: records held in checkpointed state and sent only after the
  *       checkpoint completes; a {@link CheckpointCommitter} remembers what was sent.</li>
- *   <li>{@link IdempotentSink}: at-least-once delivery of writes keyed by deterministic ids.</li>
+ *   <li>{@link AtLeastOnceSink}: writes made durable at every barrier; nothing lost, replayed
+ *       records may appear twice. Its refinement {@link IdempotentSink} writes upserts keyed by
+ *       deterministic ids, so replays overwrite and the visible result is exactly-once.</li>
+ *   <li>{@link BestEffortSink}: no guarantee; records may be lost on a crash.</li>
  * </ul>
  *
  * <p>A sink object is a description and a factory, created once per job; it holds no connections
@@ -18,5 +22,6 @@ package dev.onceflow.spi.sink;
  *
  * @param <IN> records written
  */
-public sealed interface Sink<IN> permits TwoPhaseCommitSink, GenericWriteAheadSink, IdempotentSink {
+public sealed interface Sink<IN> permits TwoPhaseCommitSink, GenericWriteAheadSink, AtLeastOnceSink,
+        BestEffortSink {
 }

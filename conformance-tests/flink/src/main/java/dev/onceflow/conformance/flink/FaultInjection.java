@@ -5,7 +5,6 @@ import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.ForwardingTransactionalWriter;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
-import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.SinkContext;
@@ -61,7 +60,7 @@ final class FaultInjection {
         if (sink instanceof GenericWriteAheadSink writeAhead) {
             return new FaultingWriteAheadSink<>(writeAhead);
         }
-        return (IdempotentSink<IN>) sink; // no sink-side point of the protocol: it writes, then flushes
+        return sink; // at-least-once and idempotent sinks have no sink-side point of the protocol: they write, then flush
     }
 
     static <T, S extends SourceSplit, E> ReplayableSource<T, S, E> wrap(ReplayableSource<T, S, E> source) {

@@ -1,6 +1,6 @@
 package dev.onceflow.conformance.flink;
 
-import dev.onceflow.flink.OnceflowIdempotentSink;
+import dev.onceflow.flink.OnceflowAtLeastOnceSink;
 import dev.onceflow.flink.OnceflowSink;
 import dev.onceflow.flink.OnceflowSource;
 import dev.onceflow.flink.OnceflowWriteAheadSink;
@@ -14,8 +14,8 @@ import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.sink.AtLeastOnceSink;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
-import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import dev.onceflow.spi.source.ReplayableSource;
@@ -295,8 +295,12 @@ public final class FlinkJobRunner {
             stream.sinkTo(OnceflowSink.of(sink.twoPhaseCommit(), sinkUid).withJobName(spec.name())).uid(sinkUid);
         } else if (probe instanceof GenericWriteAheadSink<Event>) {
             stream.sinkTo(OnceflowWriteAheadSink.of(sink.writeAhead(), sinkUid).withJobName(spec.name())).uid(sinkUid);
+        } else if (probe instanceof AtLeastOnceSink<Event>) {
+            // IdempotentSink too: Flink drives both the same way, flushing at the barrier.
+            stream.sinkTo(OnceflowAtLeastOnceSink.of(sink.atLeastOnce(), sinkUid)).uid(sinkUid);
         } else {
-            stream.sinkTo(OnceflowIdempotentSink.of(sink.idempotent(), sinkUid)).uid(sinkUid);
+            throw new JobFileException(where + ": sink '" + spec.sink().type() + "' is a BestEffortSink, which the"
+                    + " Flink bridge does not run; use a mode of the sink that promises at least at-least-once");
         }
         return description.append(" -> ").append(spec.sink().type()).toString();
     }
@@ -380,8 +384,8 @@ public final class FlinkJobRunner {
             return () -> (GenericWriteAheadSink<Event>) createSink();
         }
 
-        SerializableSupplier<IdempotentSink<Event>> idempotent() {
-            return () -> (IdempotentSink<Event>) createSink();
+        SerializableSupplier<AtLeastOnceSink<Event>> atLeastOnce() {
+            return () -> (AtLeastOnceSink<Event>) createSink();
         }
     }
 

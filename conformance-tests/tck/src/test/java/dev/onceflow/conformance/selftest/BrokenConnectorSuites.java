@@ -75,6 +75,22 @@ final class BrokenConnectorSuites {
         }
     }
 
+    /** A sink that appends and says so: an AtLeastOnceSink. */
+    static final class AppendingAtLeastOnceSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(AppendingSinkFactory.AtLeastOnce.IDENTIFIER);
+        }
+    }
+
+    /** The same appending sink declared an IdempotentSink. */
+    static final class ClaimsIdempotentSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(AppendingSinkFactory.ClaimsIdempotent.IDENTIFIER);
+        }
+    }
+
     /** The correct filesystem sink, for the run in AT_LEAST_ONCE mode. */
     static final class FileSystemSinkSuite extends SinkConformanceSuite {
         @Override

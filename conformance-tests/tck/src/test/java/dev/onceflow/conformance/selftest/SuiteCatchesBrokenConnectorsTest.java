@@ -210,11 +210,69 @@ class SuiteCatchesBrokenConnectorsTest {
         SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.FileSystemSinkSuite.class,
                 "required_eo1_skewedBarriersAreAligned"), "sink-filesystem",
                 Map.of("onceflow.conformance.mode", "at-least-once"));
-        assertThat(run.failureMessage()).startsWith("[EO-1] ")
+        assertFailedWithDuplicatesOnly(run, "EO-1");
+    }
+
+    /**
+     * IDEM-1: a sink that appends (a replayed record is a second line) but declares itself an
+     * IdempotentSink is judged by exactly-once, and the duplicates a replay brings are reported
+     * under IDEM-1, the rule it claims and breaks.
+     */
+    @Test
+    void appendingSinkThatClaimsIdempotenceBreaksIdem1() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.ClaimsIdempotentSuite.class,
+                "required_eo1_skewedBarriersAreAligned"), "sink-" + AppendingSinkFactory.ClaimsIdempotent.IDENTIFIER);
+
+        assertFailedWithDuplicatesOnly(run, "IDEM-1");
+    }
+
+    /**
+     * ALO-1: the same appending sink declared as what it is, an AtLeastOnceSink, passes the case that
+     * replays records it already wrote: nothing lost, its duplicates counted, and the guarantee
+     * shown is at-least-once.
+     */
+    @Test
+    void atLeastOnceSinkPassesWithItsDuplicatesCounted() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.AppendingAtLeastOnceSuite.class,
+                "required_eo1_skewedBarriersAreAligned"), "sink-" + AppendingSinkFactory.AtLeastOnce.IDENTIFIER);
+
+        CaseResult result = assertCasePassed(run, "ALO-1");
+        assertThat(result.duplicated()).as("duplicated ids in the report").isPositive();
+        assertThat(result.lost()).as("lost ids in the report").isZero();
+    }
+
+    /**
+     * An at-least-once sink is never reported exactly-once, even where a run without crashes gave
+     * every id once: its contract does not promise it.
+     */
+    @Test
+    void atLeastOnceSinkIsNeverReportedExactlyOnce() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.AppendingAtLeastOnceSuite.class,
+                "required_eo3_boundedJobCommitsEverything"), "sink-" + AppendingSinkFactory.AtLeastOnce.IDENTIFIER);
+
+        CaseResult result = assertCasePassed(run, "ALO-1");
+        assertThat(result.duplicated()).as("duplicated ids without crashes").isZero();
+    }
+
+    /** The one case that ran failed under {@code rule} naming duplicated ids and no lost one: at-least-once, as measured. */
+    private static void assertFailedWithDuplicatesOnly(SelectedCase run, String rule) {
+        assertThat(run.failureMessage()).startsWith("[" + rule + "] ")
                 .containsPattern("duplicated" + SOME_IDS)
                 .containsPattern("lost 0 ,");
-        CaseResult result = assertCaseFailed(run, "EO-1", "at-least-once");
+        CaseResult result = assertCaseFailed(run, rule, "at-least-once");
         assertThat(result.duplicated()).as("duplicated ids in the report").isPositive();
+    }
+
+    /** The one case that ran passed under {@code rule}, showing at-least-once. */
+    private static CaseResult assertCasePassed(SelectedCase run, String rule) {
+        assertThat(run.finished()).as("the tests that ran").hasSize(1);
+        assertThat(run.finished().get(0).result().getStatus()).as("outcome: %s", run.finished().get(0).result())
+                .isEqualTo(org.junit.platform.engine.TestExecutionResult.Status.SUCCESSFUL);
+        CaseResult result = onlyRow(run, caseThatRan(run));
+        assertThat(result.rule()).as("rule of the reported case").isEqualTo(rule);
+        assertThat(result.verdict()).as("verdict of the reported case").isEqualTo(CaseVerdict.PASSED);
+        assertThat(result.guarantee()).as("guarantee the case showed").isEqualTo("at-least-once");
+        return result;
     }
 
     /**
@@ -222,21 +280,32 @@ class SuiteCatchesBrokenConnectorsTest {
      * the suite's other cases as not run; a run of one case claims no guarantee.
      */
     private static CaseResult assertCaseFailed(SelectedCase run, String rule, String guarantee) {
-        Map<String, CaseVerdict> verdicts = run.report().verdicts();
-        List<String> ran = verdicts.entrySet().stream().filter(c -> c.getValue() != CaseVerdict.NOT_RUN)
-                .map(Map.Entry::getKey).toList();
-        assertThat(ran).as("cases that ran, of %s", verdicts.keySet()).hasSize(1);
-        assertThat(verdicts).as("cases in the report").hasSizeGreaterThan(10);
-        List<CaseResult> rows = run.report().rowsOf(ran.get(0));
-        assertThat(rows).as("rows of the case that ran").hasSize(1);
-        CaseResult result = rows.get(0);
+        String ran = caseThatRan(run);
+        assertThat(run.report().verdicts()).as("cases in the report").hasSizeGreaterThan(10);
+        CaseResult result = onlyRow(run, ran);
         assertThat(result.rule()).as("rule of the reported case").isEqualTo(rule);
         assertThat(result.passed()).as("reported case passed").isFalse();
         assertThat(result.verdict()).as("verdict of the reported case").isEqualTo(CaseVerdict.VIOLATED);
         assertThat(result.guarantee()).as("guarantee the case showed").isEqualTo(guarantee);
         assertThat(run.report().guarantee()).as("guarantee claimed").isEqualTo(ConformanceReport.NOT_CLAIMED);
         assertThat(run.report().notClaimedBecause()).as("what keeps the guarantee from being claimed")
-                .contains(ran.get(0) + " (violated: " + rule + " " + guarantee + ")");
+                .contains(ran + " (violated: " + rule + " " + guarantee + ")");
         return result;
+    }
+
+    /** The one case of the report that ran. */
+    private static String caseThatRan(SelectedCase run) {
+        Map<String, CaseVerdict> verdicts = run.report().verdicts();
+        List<String> ran = verdicts.entrySet().stream().filter(c -> c.getValue() != CaseVerdict.NOT_RUN)
+                .map(Map.Entry::getKey).toList();
+        assertThat(ran).as("cases that ran, of %s", verdicts.keySet()).hasSize(1);
+        return ran.get(0);
+    }
+
+    /** The one row, one check, of case {@code name}. */
+    private static CaseResult onlyRow(SelectedCase run, String name) {
+        List<CaseResult> rows = run.report().rowsOf(name);
+        assertThat(rows).as("rows of the case that ran").hasSize(1);
+        return rows.get(0);
     }
 }

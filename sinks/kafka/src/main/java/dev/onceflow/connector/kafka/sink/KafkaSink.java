@@ -113,8 +113,8 @@ public final class KafkaSink {
             return switch (mode) {
                 case EXACTLY_ONCE -> new ExactlyOnceKafkaSink(settings);
                 case WRITE_AHEAD -> new WriteAheadKafkaSink(settings);
-                case AT_LEAST_ONCE -> new NonTransactionalKafkaSink(settings, true);
-                case NONE -> new NonTransactionalKafkaSink(settings, false);
+                case AT_LEAST_ONCE -> new AtLeastOnceKafkaSink(settings);
+                case NONE -> new BestEffortKafkaSink(settings);
             };
         }
     }

@@ -40,7 +40,8 @@ public final class KafkaSinkFactory implements SinkFactory {
                     + "checkpoint are lost, loudly, if the job stays down longer than transaction-timeout. "
                     + "WRITE_AHEAD: records kept in the checkpoint and written after it completes, atomically with a "
                     + "marker in control-topic; no time limit, larger checkpoints. "
-                    + "AT_LEAST_ONCE: flushed at every checkpoint, duplicates after a crash. NONE: never waited for.");
+                    + "AT_LEAST_ONCE: flushed at every checkpoint; nothing lost, duplicates after a crash. NONE: never waited "
+                    + "for; no guarantee, records may be lost on a crash.");
 
     public static final Option<String> TRANSACTIONAL_ID_PREFIX = Option.stringOption("transactional-id-prefix")
             .validate(s -> !s.isBlank() && s.chars().noneMatch(Character::isWhitespace), "a name without spaces")

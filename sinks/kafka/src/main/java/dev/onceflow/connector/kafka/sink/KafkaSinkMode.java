@@ -17,8 +17,14 @@ public enum KafkaSinkMode {
      * exactly-once mode they are already written then and only committed).
      */
     WRITE_AHEAD,
-    /** Idempotent producer, flushed at every barrier: nothing lost, duplicates after a crash. */
+    /**
+     * An {@code AtLeastOnceSink}: idempotent producer, flushed at every barrier. Nothing lost;
+     * records replayed after a crash are appended again, so readers see duplicates.
+     */
     AT_LEAST_ONCE,
-    /** Idempotent producer, never waited for: what is buffered at a crash is lost. */
+    /**
+     * A {@code BestEffortSink}, no guarantee: idempotent producer, never waited for at a barrier.
+     * What is buffered at a crash is lost, and replayed records appear twice.
+     */
     NONE
 }

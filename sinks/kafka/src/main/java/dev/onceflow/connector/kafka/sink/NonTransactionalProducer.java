@@ -1,0 +1,41 @@
+package dev.onceflow.connector.kafka.sink;
+
+import dev.onceflow.spi.record.Event;
+import java.time.Duration;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * One subtask's idempotent producer without transactions, as the {@link KafkaSinkMode#AT_LEAST_ONCE}
+ * and {@link KafkaSinkMode#NONE} modes use it: the producer's own retries add no duplicates, but
+ * Kafka records are appended, so a record replayed after a crash is a second record. Which of the
+ * two modes it serves is only whether the runtime asks it to {@link #flush()} at the barrier.
+ */
+final class NonTransactionalProducer implements AutoCloseable {
+
+    private final KafkaSinkSettings settings;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final SendErrors errors = new SendErrors();
+
+    NonTransactionalProducer(KafkaSinkSettings settings) {
+        this.settings = settings;
+        this.producer = new KafkaProducer<>(settings.producer().idempotentProducer());
+    }
+
+    /** Sends one record; fails if an earlier send failed. */
+    void send(Event record) {
+        errors.check(settings.records().topic());
+        producer.send(settings.records().toRecord(record), errors);
+    }
+
+    /** Waits until every record sent so far is acknowledged, and fails if one was not. */
+    void flush() {
+        producer.flush();
+        errors.check(settings.records().topic());
+    }
+
+    /** Waits up to 30 s for what is buffered, then closes the producer. */
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(30));
+    }
+}
