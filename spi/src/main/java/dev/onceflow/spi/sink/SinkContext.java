@@ -41,7 +41,7 @@ public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int 
                     + maxConcurrentCheckpoints);
         }
         Objects.requireNonNull(maxCommitWait, "maxCommitWait");
-        // Both are part of every transaction id (2PC-10): an empty one would make ids of different sinks alike.
+        // Both are part of every transaction id (2PC-9): an empty one would make ids of different sinks alike.
         if (jobName == null || jobName.isEmpty() || sinkUid == null || sinkUid.isEmpty()) {
             throw new IllegalArgumentException("job name and sink uid must be non-empty (job '" + jobName
                     + "', sink uid '" + sinkUid + "')");
@@ -73,7 +73,7 @@ public record SinkContext(String jobName, String sinkUid, int subtaskIndex, int 
      * The deterministic transaction id of {@code subtask}'s transaction for checkpoint
      * {@code checkpointId}: {@code <job>:<sinkUid>:<subtask>:<checkpointId>} with job and sink
      * uid escaped ({@link TransactionId}), so that no two jobs or sinks share an id or a
-     * {@linkplain #transactionIdPrefix() prefix}. Rules 2PC-8 and 2PC-10.
+     * {@linkplain #transactionIdPrefix() prefix}. Rules 2PC-8 and 2PC-9.
      */
     public String transactionId(int subtask, long checkpointId) {
         return new TransactionId(jobName, sinkUid, subtask, checkpointId).encode();

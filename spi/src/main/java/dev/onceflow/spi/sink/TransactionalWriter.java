@@ -104,9 +104,6 @@ public interface TransactionalWriter<IN, TXN> extends AutoCloseable {
      * Commits a pre-committed transaction found in a restored checkpoint, possibly written by a
      * dead process. 2PC-5: if it was already committed, succeed without effect; if it can no
      * longer be committed and its data is gone, throw: never report success for lost data.
-     * 2PC-9: commit it where this writer's sink is configured to write, which may not be where it
-     * was written (a job directory copied with its checkpoints); a handle that names a place
-     * outside that configuration fails.
      */
     void recoverAndCommit(TXN transaction) throws Exception;
 

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** Rule 2PC-10: every transaction id names one job, sink, subtask and checkpoint. */
+/** Rule 2PC-9: every transaction id names one job, sink, subtask and checkpoint. */
 class TransactionIdTest {
 
     @Test
@@ -41,7 +41,7 @@ class TransactionIdTest {
         assertThat(TransactionId.parse("orders-eu-db-0-7")).isEmpty();
     }
 
-    /** Ids prepared before 2PC-10 are matched against this job's and sink's exact old prefix. */
+    /** Ids prepared before 2PC-9 are matched against this job's and sink's exact old prefix. */
     @Test
     void oldStyleIdsOfThisJobAndSinkAreStillRecognised() {
         SinkContext orders = context("orders", "eu-db");

@@ -26,9 +26,8 @@ abstract class BrokenSinkFactory implements SinkFactory {
     private static final FileSystemSinkFactory REAL = new FileSystemSinkFactory();
 
     /**
-     * The real writer of the subtask {@code context} describes, with this factory's defect. Part
-     * file paths in its handles are names in {@code output}, the sink's local output directory
-     * (rule 2PC-9).
+     * The real writer of the subtask {@code context} describes, with this factory's defect;
+     * {@code output} is the sink's local output directory.
      */
     protected abstract TransactionalWriter<Event, FileTransaction> breakWriter(
             TransactionalWriter<Event, FileTransaction> real, SinkContext context, Path output);
@@ -53,6 +52,12 @@ abstract class BrokenSinkFactory implements SinkFactory {
         Path output = localDirectory(options.get(FileSystemSinkFactory.PATH));
         return new BrokenSink((FileSystemSink) REAL.createSink(options), this::realContext,
                 (writer, context) -> breakWriter(writer, context, output));
+    }
+
+    /** The local file of a part file path of a handle: fully qualified ({@code file:/...}), or a name in {@code output}. */
+    static Path partFile(Path output, String path) {
+        org.apache.hadoop.fs.Path qualified = new org.apache.hadoop.fs.Path(path);
+        return qualified.toUri().getScheme() != null ? Path.of(qualified.toUri()) : output.resolve(path);
     }
 
     /** The local directory of the sink's {@code path} option (a path, or a {@code file:} URI), as the sink resolves it. */

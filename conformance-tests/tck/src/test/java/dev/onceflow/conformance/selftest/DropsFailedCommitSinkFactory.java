@@ -33,7 +33,7 @@ public final class DropsFailedCommitSinkFactory extends BrokenSinkFactory {
             @Override
             public void commit(FileTransaction transaction) throws Exception {
                 if (transaction.length() > 0 && COMMITS.incrementAndGet() == 2) {
-                    Files.deleteIfExists(output.resolve(transaction.parts().get(0).inProgressPath()));
+                    Files.deleteIfExists(partFile(output, transaction.parts().get(0).inProgressPath()));
                     return;
                 }
                 real.commit(transaction);

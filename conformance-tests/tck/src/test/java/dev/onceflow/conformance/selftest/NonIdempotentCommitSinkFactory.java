@@ -45,7 +45,7 @@ public final class NonIdempotentCommitSinkFactory extends BrokenSinkFactory {
     }
 
     private static boolean publishAgainIfCommitted(FileTransaction transaction, Path output) throws Exception {
-        Path committed = output.resolve(transaction.parts().get(0).finalPath());
+        Path committed = partFile(output, transaction.parts().get(0).finalPath());
         if (transaction.length() == 0 || !Files.exists(committed)) {
             return false;
         }

@@ -6,7 +6,6 @@ import dev.onceflow.spi.sink.TransactionalWriter;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -141,7 +140,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         if (txn.current == null) {
             PartFile part = txn.partName(txn.closed.size());
             // Never overwrite: names are unique per attempt, so an existing file is a bug to surface.
-            txn.current = new PartFileStream(part, fs.create(inDirectory(part.inProgressPath()), false), compression,
+            txn.current = new PartFileStream(part, fs.create(new Path(part.inProgressPath()), false), compression,
                     System.nanoTime());
         }
         txn.current.write(line(record));
@@ -192,74 +191,13 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         commitPreCommitted(transaction);
     }
 
-    /**
-     * 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost
-     * data. Every part is located first (2PC-9), so a handle with a part outside the output
-     * directory fails before anything of it is renamed.
-     */
+    /** 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost data. */
     private void commitPreCommitted(FileTransaction transaction) throws IOException {
-        List<LocatedPart> parts = new ArrayList<>(transaction.parts().size());
         for (PartFile part : transaction.parts()) {
             if (part.length() > 0) {
-                parts.add(new LocatedPart(locate(part.inProgressPath()), locate(part.finalPath()), part.length()));
+                commitPartOutsideSafeMode(part);
             }
         }
-        for (LocatedPart part : parts) {
-            commitPartOutsideSafeMode(part);
-        }
-    }
-
-    /**
-     * Rule 2PC-9: the part file a handle names, which must be in the output directory this writer
-     * was configured with. A relative path, which is what this writer puts in handles, is a name in
-     * that directory, so a job directory copied or moved with its checkpoints commits into its own
-     * output, never into the one the handle was written in. An absolute path comes from a checkpoint
-     * of a build that kept them (serializer versions 1 and 2) and is the same file a relative path
-     * would name if it lies under the output directory; one outside it fails the commit: renaming
-     * another directory's files would publish the records there and report them committed here.
-     */
-    private Path locate(String handlePath) throws IOException {
-        Path path = resolve(handlePath);
-        if (!inOutputDirectory(path)) {
-            throw new IOException("part file " + path + " of a restored transaction lies outside this sink's output "
-                    + "directory " + directory + ": its checkpoint was taken with the output elsewhere (a job directory "
-                    + "copied or moved, or the path changed) by a build that kept absolute paths in checkpoints; resume "
-                    + "the job where it ran, or start it afresh");
-        }
-        return path;
-    }
-
-    /** A handle's path: a relative one resolved against the output directory, an absolute one as it is. */
-    private Path resolve(String handlePath) throws IOException {
-        Path path;
-        try {
-            path = new Path(handlePath);
-        } catch (IllegalArgumentException e) {
-            throw new IOException("corrupt file transaction: part file path '" + handlePath + "' is not a path", e);
-        }
-        URI uri = path.toUri();
-        if (uri.getScheme() != null || uri.getAuthority() != null || path.isAbsolute()) {
-            return path;
-        }
-        if (handlePath.contains("/") || handlePath.equals(".") || handlePath.equals("..")) {
-            // Part files are written directly in the output directory; anything else could name a file outside it.
-            throw new IOException("corrupt file transaction: part file path '" + handlePath
-                    + "' is neither a file name in the output directory nor absolute");
-        }
-        return new Path(directory, handlePath);
-    }
-
-    private boolean inOutputDirectory(Path path) {
-        for (Path parent = path.getParent(); parent != null; parent = parent.getParent()) {
-            if (parent.equals(directory)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A part file of a handle, located in the output directory. */
-    private record LocatedPart(Path inProgress, Path target, long length) {
     }
 
     /**
@@ -268,7 +206,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
      * nodes reported their blocks (30 s and more on real clusters): far longer than the runtime's
      * commit retries, which would fail the job for a pause that needs no recovery.
      */
-    private void commitPartOutsideSafeMode(LocatedPart part) throws IOException {
+    private void commitPartOutsideSafeMode(PartFile part) throws IOException {
         long deadline = deadline();
         boolean logged = false;
         while (true) {
@@ -280,7 +218,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
                     throw e;
                 }
                 if (!logged) {
-                    LOG.info("Name node in safe mode; commit of {} waits up to {} for it to leave", part.target(),
+                    LOG.info("Name node in safe mode; commit of {} waits up to {} for it to leave", part.finalPath(),
                             recoveryTimeout);
                     logged = true;
                 }
@@ -289,12 +227,12 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         }
     }
 
-    private void commitPart(LocatedPart transaction) throws IOException {
-        Path inProgress = transaction.inProgress();
-        Path target = transaction.target();
+    private void commitPart(PartFile transaction) throws IOException {
+        Path inProgress = new Path(transaction.inProgressPath());
+        Path target = new Path(transaction.finalPath());
         FileStatus status = statusOrNull(inProgress);
         if (status == null) {
-            requireCommitted(transaction);
+            requireCommitted(transaction, target);
             return;
         }
         if (takeOverLease(inProgress)) {
@@ -313,14 +251,14 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
             // failures only as false.
             if (statusOrNull(inProgress) == null) {
                 // Renamed meanwhile, by another attempt committing the same handle, or gone.
-                requireCommitted(transaction);
+                requireCommitted(transaction, target);
                 return;
             }
             if (statusOrNull(target) == null) {
                 throw new IOException("renaming in-progress part file " + inProgress + " to " + target
                         + " failed (" + fs.getScheme() + " gave no reason: is the directory writable?)");
             }
-            requireCommitted(transaction);
+            requireCommitted(transaction, target);
             dropCopyOfCommitted(inProgress, target);
         }
     }
@@ -353,12 +291,11 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         }
     }
 
-    private void requireCommitted(LocatedPart transaction) throws IOException {
-        Path target = transaction.target();
+    private void requireCommitted(PartFile transaction, Path target) throws IOException {
         FileStatus committed = statusOrNull(target);
         if (committed == null) {
             throw new IOException("committed data missing: neither the in-progress part file "
-                    + transaction.inProgress() + " nor the final part file " + target
+                    + transaction.inProgressPath() + " nor the final part file " + transaction.finalPath()
                     + " exists, but " + transaction.length() + " bytes were pre-committed");
         }
         if (committed.getLen() != transaction.length()) {
@@ -450,15 +387,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
             }
         }
         for (PartFile part : files) {
-            Path file = resolve(part.inProgressPath());
-            if (inOutputDirectory(file)) {
-                fs.delete(file, false);
-            } else {
-                // 2PC-9: never another directory's file. A copy of it here is abortLingering's.
-                LOG.warn("Not deleting in-progress part file {} of a restored transaction: it lies outside this sink's"
-                        + " output directory {} (a checkpoint of an earlier build, taken with the output elsewhere)",
-                        file, directory);
-            }
+            fs.delete(new Path(part.inProgressPath()), false);
         }
     }
 
@@ -477,9 +406,9 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
     public void abortLingering() throws IOException {
         Set<String> ours = new HashSet<>();
         for (OpenTransaction txn : open.values()) {
-            txn.closed.forEach(part -> ours.add(inDirectory(part.inProgressPath()).toString()));
+            txn.closed.forEach(part -> ours.add(part.inProgressPath()));
             if (txn.current != null) {
-                ours.add(inDirectory(txn.current.name().inProgressPath()).toString());
+                ours.add(txn.current.name().inProgressPath());
             }
         }
         for (FileStatus status : fs.listStatus(directory)) {
@@ -539,11 +468,6 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         }
     }
 
-    /** The file {@code name} of this writer's own transactions in the output directory. */
-    private Path inDirectory(String name) {
-        return new Path(directory, name);
-    }
-
     private FileStatus statusOrNull(Path path) throws IOException {
         try {
             return fs.getFileStatus(path);
@@ -585,19 +509,17 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
                     stream.syncAndClose();
                     synced.complete(null);
                 } catch (Throwable t) {
-                    synced.completeExceptionally(new IOException("could not make part file "
-                            + inDirectory(part.inProgressPath())
+                    synced.completeExceptionally(new IOException("could not make part file " + part.inProgressPath()
                             + " durable (" + part.length() + " bytes): " + t.getMessage(), t));
                 }
             });
         }
 
-        /** Names relative to the output directory, so the handle holds no trace of where it is (2PC-9). */
         PartFile partName(int part) {
             int subtask = context.subtaskIndex();
             String attempt = context.attemptId();
-            return new PartFile(names.inProgressName(subtask, checkpointId, part, attempt),
-                    names.finalName(subtask, checkpointId, part, attempt), 0);
+            return new PartFile(new Path(directory, names.inProgressName(subtask, checkpointId, part, attempt)).toString(),
+                    new Path(directory, names.finalName(subtask, checkpointId, part, attempt)).toString(), 0);
         }
     }
 }

@@ -13,15 +13,10 @@ import java.util.List;
  * Writes {@link FileTransaction} handles into checkpoints.
  *
  * <ul>
- *   <li>Version 3: the number of part files (int), then per part file its in-progress path and
- *       final path (each an int byte length + UTF-8 bytes), relative to the sink's output
- *       directory (rule 2PC-9), and its length (long).</li>
- *   <li>Version 2: the same, with fully qualified paths. Still read; the writer commits such a
- *       handle only if its paths lie under its output directory. Version 3 is a new number for
- *       the same layout so that an earlier build refuses relative paths by version instead of
- *       resolving them against its working directory.</li>
- *   <li>Version 1 (one part file per transaction, before rolling policies): one part file with
- *       fully qualified paths, without the count. Still read, as version 2.</li>
+ *   <li>Version 2: the number of part files (int), then per part file its in-progress path and
+ *       final path (each an int byte length + UTF-8 bytes) and its length (long).</li>
+ *   <li>Version 1 (one part file per transaction, before rolling policies): one part file without
+ *       the count. Still read, so checkpoints and savepoints of earlier builds restore.</li>
  * </ul>
  */
 public final class FileTransactionSerializer implements SimpleVersionedSerializer<FileTransaction> {
@@ -29,8 +24,7 @@ public final class FileTransactionSerializer implements SimpleVersionedSerialize
     /** The only instance; serializers are stateless (SER-4). */
     public static final FileTransactionSerializer INSTANCE = new FileTransactionSerializer();
 
-    private static final int VERSION = 3;
-    private static final int VERSION_ABSOLUTE_PATHS = 2;
+    private static final int VERSION = 2;
     private static final int VERSION_ONE_PART = 1;
     /** Bytes of the smallest serialized part file: two empty paths and a length. */
     private static final int MIN_PART_BYTES = Integer.BYTES * 2 + Long.BYTES;
@@ -60,9 +54,7 @@ public final class FileTransactionSerializer implements SimpleVersionedSerialize
         if (version == VERSION_ONE_PART) {
             return Serializers.read(serialized, in -> new FileTransaction(List.of(readPart(in))));
         }
-        if (version != VERSION_ABSOLUTE_PATHS) {
-            Serializers.checkVersion(VERSION, version, "file transaction");
-        }
+        Serializers.checkVersion(VERSION, version, "file transaction");
         return Serializers.read(serialized, in -> {
             int count = in.readInt();
             if (count < 1 || (long) count * MIN_PART_BYTES > in.available()) {

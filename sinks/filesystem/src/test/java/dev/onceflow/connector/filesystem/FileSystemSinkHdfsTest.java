@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.SafeModeAction;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -81,7 +80,7 @@ class FileSystemSinkHdfsTest {
             PartFile part = preCommitted.parts().get(0);
             // The state a commit interrupted between a copy and a delete would leave: HDFS's rename
             // answers false onto the existing name, where local disk's would overwrite it.
-            copy(new Path(out, part.inProgressPath()), new Path(out, part.finalPath()));
+            copy(new Path(part.inProgressPath()), new Path(part.finalPath()));
             assertThat(allFiles()).containsExactly(".part-0-4-0-a1.inprogress", "part-0-4-0-a1");
 
             writer.commit(preCommitted);
@@ -102,14 +101,13 @@ class FileSystemSinkHdfsTest {
             theirs = new byte[(int) part.length()];
             Arrays.fill(theirs, (byte) 'x');
             theirs[theirs.length - 1] = '\n';
-            try (FSDataOutputStream other = hdfs.fileSystem().create(new Path(out, part.finalPath()))) {
+            try (FSDataOutputStream other = hdfs.fileSystem().create(new Path(part.finalPath()))) {
                 other.write(theirs);
             }
 
             assertThatThrownBy(() -> writer.commit(preCommitted)).isInstanceOf(IOException.class)
-                    .hasMessageContaining("final part file " + new Path(out, part.finalPath()) + " exists with the "
-                            + "pre-committed length but other bytes than in-progress part file "
-                            + new Path(out, part.inProgressPath())
+                    .hasMessageContaining("final part file " + part.finalPath() + " exists with the pre-committed "
+                            + "length but other bytes than in-progress part file " + part.inProgressPath()
                             + ", which is kept");
         }
 
@@ -123,7 +121,7 @@ class FileSystemSinkHdfsTest {
         List<Event> events = events(0, 1000);
         TransactionalWriter<Event, FileTransaction> first = process(0, "a1", 0);
         FileTransaction preCommitted = writeAndPreCommit(first, 7, events);
-        Path inProgress = new Path(out, preCommitted.parts().get(0).inProgressPath());
+        Path inProgress = new Path(preCommitted.parts().get(0).inProgressPath());
         // The cut falls inside a block, so HDFS truncates in the background (truncate answers
         // false) and commit must wait for it before the rename.
         long blockSize = hdfs.fileSystem().getFileStatus(inProgress).getBlockSize();
@@ -209,37 +207,6 @@ class FileSystemSinkHdfsTest {
         assertThat(committedText()).isEqualTo(lines(events));
     }
 
-    @Test
-    void aCopiedOutputDirectoryCommitsIntoTheCopyAndNeverIntoTheOriginal() throws Exception {
-        // Rule 2PC-9 on HDFS: handles are relative to the output directory there too.
-        List<Event> events = events(0, 300);
-        String original = out + "/a";
-        String copy = out + "/b";
-        FileTransaction preCommitted;
-        try (TransactionalWriter<Event, FileTransaction> crashed = process(original, "a1")) {
-            preCommitted = writeAndPreCommit(crashed, 3, events);
-        }
-        PartFile part = preCommitted.parts().get(0);
-        // The same handle as a build that kept fully qualified paths recorded it.
-        FileTransaction earlierBuild = FileTransaction.of(new Path(original, part.inProgressPath()).toString(),
-                new Path(original, part.finalPath()).toString(), part.length());
-        DistributedFileSystem fs = hdfs.fileSystem();
-        assertThat(FileUtil.copy(fs, new Path(original), fs, new Path(copy), false, hdfs.configuration())).isTrue();
-
-        try (TransactionalWriter<Event, FileTransaction> resumed = process(copy, "a2")) {
-            assertThatThrownBy(() -> resumed.recoverAndCommit(earlierBuild)).isInstanceOf(IOException.class)
-                    .hasMessageStartingWith("part file " + earlierBuild.parts().get(0).inProgressPath()
-                            + " of a restored transaction lies outside this sink's output directory " + copy + ":");
-            resumed.recoverAndCommit(preCommitted);
-            resumed.abortLingering();
-        }
-
-        assertThat(files(copy)).containsExactly("part-0-3-0-a1");
-        assertThat(text(new Path(copy, "part-0-3-0-a1"))).isEqualTo(lines(events));
-        assertThat(files(original)).as("the original is untouched").containsExactly(".part-0-3-0-a1.inprogress");
-        assertThat(text(new Path(original, ".part-0-3-0-a1.inprogress"))).isEqualTo(lines(events));
-    }
-
     private void copy(Path from, Path to) throws IOException {
         DistributedFileSystem fs = hdfs.fileSystem();
         try (var in = fs.open(from); FSDataOutputStream copy = fs.create(to, false)) {
@@ -250,17 +217,7 @@ class FileSystemSinkHdfsTest {
     /** A writer; each has an HDFS client of its own, as a separate process would. */
     private TransactionalWriter<Event, FileTransaction> process(int subtask, String attempt, long maxPartBytes)
             throws Exception {
-        return process(out, subtask, attempt, maxPartBytes);
-    }
-
-    /** A writer of subtask 0 into {@code directory}. */
-    private TransactionalWriter<Event, FileTransaction> process(String directory, String attempt) throws Exception {
-        return process(directory, 0, attempt, 0);
-    }
-
-    private TransactionalWriter<Event, FileTransaction> process(String directory, int subtask, String attempt,
-            long maxPartBytes) throws Exception {
-        FileSystemSink.Builder builder = FileSystemSink.builder(directory).configuration(hdfs.configuration());
+        FileSystemSink.Builder builder = FileSystemSink.builder(out).configuration(hdfs.configuration());
         if (maxPartBytes > 0) {
             builder.maxPartBytes(maxPartBytes);
         }
@@ -274,12 +231,8 @@ class FileSystemSinkHdfsTest {
     }
 
     private List<String> allFiles() throws IOException {
-        return files(out);
-    }
-
-    private List<String> files(String directory) throws IOException {
         DistributedFileSystem fs = hdfs.fileSystem();
-        Path dir = new Path(directory);
+        Path dir = new Path(out);
         if (!fs.exists(dir)) {
             return List.of();
         }

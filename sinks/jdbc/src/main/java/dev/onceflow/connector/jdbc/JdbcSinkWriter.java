@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * deterministic, so a later attempt finds what a dead one prepared and never knew to checkpoint,
  * and rolls it back ({@link #abortLingering}). Each prepared transaction also holds a marker row
  * in the committer table ({@link CommitMarkers}), the evidence that tells a gid committed before
- * from one rolled back behind the sink's back (rule 2PC-10).
+ * from one rolled back behind the sink's back (rule 2PC-9).
  *
  * <p>The last batch and the {@code PREPARE} run on a thread of the writer's own
  * ({@link #preCommitAsync}): the task thread goes on with the next checkpoint's rows on another
@@ -155,7 +155,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
     }
 
     /**
-     * Rule 2PC-10: the transaction's commit evidence, committed or rolled back with its rows. A
+     * Rule 2PC-9: the transaction's commit evidence, committed or rolled back with its rows. A
      * marker that exists already is left from another job or an abandoned history that
      * abortLingering did not clear, and would make a loss of this transaction read as a commit.
      */
@@ -169,7 +169,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
     }
 
     /**
-     * 2PC-3, 2PC-4, 2PC-5, 2PC-10. A gid that is no longer prepared was committed before only if
+     * 2PC-3, 2PC-4, 2PC-5, 2PC-9. A gid that is no longer prepared was committed before only if
      * its marker row committed with it; without the marker its rows were rolled back by someone
      * else (another job's cleanup, an administrator) and are lost: that fails, naming the gid.
      */
@@ -203,7 +203,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
                         + transaction.rows() + " rows) is no longer prepared and its commit marker is not in "
                         + settings.committerTable() + ": it was rolled back by someone else, not committed, and its "
                         + transaction.rows() + " rows are not in " + settings.table() + " and will not be replayed "
-                        + "(rule 2PC-10). Look for another job or sink using the same names on this database, or a "
+                        + "(rule 2PC-9). Look for another job or sink using the same names on this database, or a "
                         + "manual ROLLBACK PREPARED / XA ROLLBACK.");
             }
         }
@@ -232,7 +232,7 @@ final class JdbcSinkWriter<T> implements TransactionalWriter<T, JdbcTransaction>
     /**
      * 2PC-7: rolls back the prepared transactions of this subtask and of the former subtasks it
      * owns, for checkpoints after the restored one (all of them on a fresh start). Their records
-     * will be replayed by the source. 2PC-10: a gid is this sink's only if it decodes to exactly
+     * will be replayed by the source. 2PC-9: a gid is this sink's only if it decodes to exactly
      * this job and sink uid; gids prepared before the current encoding are matched against the
      * exact old form of this job's and sink's names. Then forgets the commit markers of that
      * abandoned history, so a checkpoint reusing one of its ids starts without one.

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The two-phase commit rules (2PC-1 to 2PC-10 in docs/spec.md) for the JDBC sink on a real
+ * The two-phase commit rules (2PC-1 to 2PC-9 in docs/spec.md) for the JDBC sink on a real
  * PostgreSQL, driven through the SPI, with "crashes" simulated by dropping a writer without
  * closing it and recovering with a new one from the serialized handle.
  */
@@ -121,7 +121,7 @@ class JdbcSinkTest {
     }
 
     /**
-     * 2PC-10: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
+     * 2PC-9: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
      * {@code db} once had the same gids. One job's start must not roll back the other's prepared
      * transaction. Check the gid encoding and how abortLingering matches gids.
      */
@@ -136,7 +136,7 @@ class JdbcSinkTest {
     }
 
     /**
-     * 2PC-5, 2PC-10: a prepared transaction rolled back by someone else must not read as committed
+     * 2PC-5, 2PC-9: a prepared transaction rolled back by someone else must not read as committed
      * before. Check the marker row the writer puts into each prepared transaction and the check
      * of it when COMMIT PREPARED finds no such gid.
      */
@@ -160,7 +160,7 @@ class JdbcSinkTest {
     }
 
     /**
-     * 2PC-4, 2PC-10: markers do not grow without bound, and the handle of a checkpoint whose marker
+     * 2PC-4, 2PC-9: markers do not grow without bound, and the handle of a checkpoint whose marker
      * was deleted as too old still commits as a no-op. Check {@code CommitMarkers.prune}.
      */
     @Test
@@ -183,7 +183,7 @@ class JdbcSinkTest {
     }
 
     /**
-     * A job resuming from a checkpoint taken before 2PC-10 holds handles with old-format gids and
+     * A job resuming from a checkpoint taken before 2PC-9 holds handles with old-format gids and
      * no commit marker: they still commit, and committing them again is still a no-op (2PC-4).
      */
     @Test
@@ -252,7 +252,7 @@ class JdbcSinkTest {
 
     /**
      * 2PC-7, with a scale-down from 3 subtasks to 2: subtask 0 now owns former subtasks 0 and 2.
-     * The gids are in the encoding before 2PC-10, as a job resuming from an old checkpoint finds
+     * The gids are in the encoding before 2PC-9, as a job resuming from an old checkpoint finds
      * them: this job's and sink's own are still matched exactly.
      */
     @Test

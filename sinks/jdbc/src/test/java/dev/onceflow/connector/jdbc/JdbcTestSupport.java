@@ -57,7 +57,7 @@ final class JdbcTestSupport {
     }
 
     /**
-     * 2PC-10: job {@code <base>orders-eu} with sink {@code db} prepares {@code events} for
+     * 2PC-9: job {@code <base>orders-eu} with sink {@code db} prepares {@code events} for
      * checkpoint 1; then job {@code <base>orders} with sink {@code eu-db}, whose old-format gids
      * were the same text, starts and cleans up. Commits the first job's transaction, after
      * returning the gids still prepared when the second job had started.

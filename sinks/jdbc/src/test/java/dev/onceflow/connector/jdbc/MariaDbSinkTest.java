@@ -145,7 +145,7 @@ class MariaDbSinkTest {
         assertThat(ids()).containsExactly("0", "1");
     }
 
-    /** 2PC-10 on XA: a job whose names join to the same text as another's leaves that one's xid alone. */
+    /** 2PC-9 on XA: a job whose names join to the same text as another's leaves that one's xid alone. */
     @Test
     void abortLingeringOfOneJobLeavesAnXidOfAJobWhoseNamesJoinTheSame() throws Exception {
         List<String> prepared = JdbcTestSupport.preparedAfterAJobWhoseNamesJoinTheSameStarted(this::twoPhase, job,
@@ -155,7 +155,7 @@ class MariaDbSinkTest {
         assertThat(ids()).containsExactly("0", "1", "2");
     }
 
-    /** 2PC-5, 2PC-10 on XA: an xid rolled back by someone else fails its commit instead of reading as committed. */
+    /** 2PC-5, 2PC-9 on XA: an xid rolled back by someone else fails its commit instead of reading as committed. */
     @Test
     void anXidRolledBackBehindTheSinksBackFailsItsCommit() throws Exception {
         try (TransactionalWriter<Event, JdbcTransaction> writer = twoPhase(context(0, 1, OptionalLong.empty()))) {

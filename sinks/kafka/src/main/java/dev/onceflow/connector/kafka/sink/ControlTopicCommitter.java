@@ -118,7 +118,7 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     }
 
     /**
-     * Reads the markers of this sink. 2PC-10: keys of the old default prefix count only for a
+     * Reads the markers of this sink. 2PC-9: keys of the old default prefix count only for a
      * subtask without any marker of the current one: they were written before the change, and
      * (the old prefix being ambiguous) possibly by another job whose names join alike.
      */

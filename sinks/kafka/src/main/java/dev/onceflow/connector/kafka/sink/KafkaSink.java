@@ -59,7 +59,7 @@ public final class KafkaSink {
             return this;
         }
 
-        /** Prefix of the transactional ids; default {@code <job>:<sink uid>} (names escaped, rule 2PC-10). Must be unique per sink. */
+        /** Prefix of the transactional ids; default {@code <job>:<sink uid>} (names escaped, rule 2PC-9). Must be unique per sink. */
         public Builder transactionalIdPrefix(String value) {
             if (value.isBlank() || value.chars().anyMatch(Character::isWhitespace)) {
                 throw new IllegalArgumentException("transactional-id-prefix must be non-empty without spaces, was '"

@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param producer client settings
  * @param records how events become records, and the topic
  * @param transactionalIdPrefix prefix of every transactional id, or {@code null} for
- *     {@code <job>:<sinkUid>} (rule 2PC-10)
+ *     {@code <job>:<sinkUid>} (rule 2PC-9)
  * @param controlTopic write-ahead mode: the topic of the markers, or {@code null} for
  *     {@code <job>-<sinkUid>-checkpoints}
  */
@@ -24,7 +24,7 @@ record KafkaSinkSettings(ProducerSettings producer, EventRecords records, String
 
     /**
      * The prefix of this sink's transactional ids and marker keys in {@code context}'s job. By
-     * default the job's and sink's escaped names joined by ':' (2PC-10): job {@code orders} with
+     * default the job's and sink's escaped names joined by ':' (2PC-9): job {@code orders} with
      * sink {@code eu-db} and job {@code orders-eu} with sink {@code db} no longer share it.
      */
     String prefix(SinkContext context) {
@@ -37,7 +37,7 @@ record KafkaSinkSettings(ProducerSettings producer, EventRecords records, String
 
     /**
      * The prefixes whose ids this sink cleans up: its own, and by default also the one used before
-     * 2PC-10, {@code <job>-<sinkUid>}, which transactions of a checkpoint taken before the change
+     * 2PC-9, {@code <job>-<sinkUid>}, which transactions of a checkpoint taken before the change
      * still carry. Only ids of exactly {@code <prefix>-<subtask>-<slot>} match either.
      */
     List<String> ownPrefixes(SinkContext context) {
@@ -45,7 +45,7 @@ record KafkaSinkSettings(ProducerSettings producer, EventRecords records, String
                 : List.of(prefix(context), legacyPrefix(context));
     }
 
-    /** The default prefix before 2PC-10: the same for job {@code orders}/sink {@code eu-db} and job {@code orders-eu}/sink {@code db}. */
+    /** The default prefix before 2PC-9: the same for job {@code orders}/sink {@code eu-db} and job {@code orders-eu}/sink {@code db}. */
     private static String legacyPrefix(SinkContext context) {
         return context.jobName() + "-" + context.sinkUid();
     }

@@ -64,7 +64,7 @@ final class TransactionalIds {
 
     /**
      * Rule 2PC-7: fences every open transaction of this sink (an id of exactly one of
-     * {@code prefixes}, a subtask and a slot; 2PC-10) whose subtask {@code owned} accepts,
+     * {@code prefixes}, a subtask and a slot; 2PC-9) whose subtask {@code owned} accepts,
      * which aborts it. An open transaction of a dead producer would otherwise hold back every
      * {@code read_committed} reader of its partitions until {@code transaction.timeout.ms} runs out.
      *

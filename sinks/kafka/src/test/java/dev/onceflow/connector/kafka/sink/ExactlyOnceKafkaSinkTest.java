@@ -264,7 +264,7 @@ class ExactlyOnceKafkaSinkTest {
     }
 
     /**
-     * 2PC-10: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
+     * 2PC-9: job {@code orders} with sink {@code eu-db} and job {@code orders-eu} with sink
      * {@code db} once had the same default transactional ids, so one job's start fenced the
      * other's transactions. Check {@code KafkaSinkSettings.prefix} and {@code TransactionalIds}.
      */

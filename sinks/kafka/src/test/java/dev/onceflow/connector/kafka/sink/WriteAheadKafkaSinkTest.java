@@ -74,7 +74,7 @@ class WriteAheadKafkaSinkTest {
     }
 
     /**
-     * 2PC-10: two jobs whose names joined to the same default prefix wrote the same marker keys into
+     * 2PC-9: two jobs whose names joined to the same default prefix wrote the same marker keys into
      * the same control topic, so one job took the other's written checkpoints for its own and
      * skipped its segments. Check {@code KafkaSinkSettings.prefix} and {@code ControlMarkers}.
      */
