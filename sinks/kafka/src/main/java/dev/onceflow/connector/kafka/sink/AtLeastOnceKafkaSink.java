@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.AtLeastOnceSink;
 import dev.onceflow.spi.sink.AtLeastOnceWriter;
 import dev.onceflow.spi.sink.SinkContext;
@@ -11,20 +10,20 @@ import dev.onceflow.spi.sink.SinkContext;
  * written after the last completed checkpoint are written again after a crash and appear twice
  * (ALO-2): Kafka appends, so this is not an {@code IdempotentSink}.
  */
-final class AtLeastOnceKafkaSink implements AtLeastOnceSink<Event> {
+final class AtLeastOnceKafkaSink<T> implements AtLeastOnceSink<T> {
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
 
-    AtLeastOnceKafkaSink(KafkaSinkSettings settings) {
+    AtLeastOnceKafkaSink(KafkaSinkSettings<T> settings) {
         this.settings = settings;
     }
 
     @Override
-    public AtLeastOnceWriter<Event> createWriter(SinkContext context) {
-        NonTransactionalProducer producer = new NonTransactionalProducer(settings);
+    public AtLeastOnceWriter<T> createWriter(SinkContext context) {
+        NonTransactionalProducer<T> producer = new NonTransactionalProducer<>(settings);
         return new AtLeastOnceWriter<>() {
             @Override
-            public void write(Event record) {
+            public void write(T record) {
                 producer.send(record);
             }
 

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.BestEffortSink;
 import dev.onceflow.spi.sink.BestEffortWriter;
 import dev.onceflow.spi.sink.SinkContext;
@@ -11,20 +10,20 @@ import dev.onceflow.spi.sink.SinkContext;
  * after a restore appears twice. A job that ends without a crash delivers everything: closing the
  * producer sends what is left.
  */
-final class BestEffortKafkaSink implements BestEffortSink<Event> {
+final class BestEffortKafkaSink<T> implements BestEffortSink<T> {
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
 
-    BestEffortKafkaSink(KafkaSinkSettings settings) {
+    BestEffortKafkaSink(KafkaSinkSettings<T> settings) {
         this.settings = settings;
     }
 
     @Override
-    public BestEffortWriter<Event> createWriter(SinkContext context) {
-        NonTransactionalProducer producer = new NonTransactionalProducer(settings);
+    public BestEffortWriter<T> createWriter(SinkContext context) {
+        NonTransactionalProducer<T> producer = new NonTransactionalProducer<>(settings);
         return new BestEffortWriter<>() {
             @Override
-            public void write(Event record) {
+            public void write(T record) {
                 producer.send(record);
             }
 

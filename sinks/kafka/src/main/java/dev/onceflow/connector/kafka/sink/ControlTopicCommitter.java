@@ -46,13 +46,13 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(10);
     private static final long RETRY_BACKOFF_MILLIS = 100;
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<?> settings;
     private final SinkContext context;
     private final String controlTopic;
     /** Highest checkpoint id written, per (former) subtask. */
     private final Map<Integer, Long> written = new HashMap<>();
 
-    ControlTopicCommitter(KafkaSinkSettings settings, SinkContext context) {
+    ControlTopicCommitter(KafkaSinkSettings<?> settings, SinkContext context) {
         this.settings = settings;
         this.context = context;
         this.controlTopic = settings.controlTopic(context);

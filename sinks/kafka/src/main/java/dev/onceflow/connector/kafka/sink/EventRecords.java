@@ -2,6 +2,8 @@ package dev.onceflow.connector.kafka.sink;
 
 import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.record.EventFormat;
+import dev.onceflow.spi.record.EventSerializer;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -13,7 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * id may be copied into a header. The topic is fixed, or a template in which {@code {key}} stands
  * for the event's key (a topic per key, such as one per tenant). Immutable.
  */
-final class EventRecords {
+final class EventRecords implements KafkaRecords<Event>, KafkaRecords.Converter<Event> {
 
     /** The placeholder a topic template replaces with the event's key. */
     static final String KEY_PLACEHOLDER = "{key}";
@@ -30,8 +32,8 @@ final class EventRecords {
         this.idHeader = idHeader;
     }
 
-    /** The topic, or the template, as configured: for messages. */
-    String topic() {
+    @Override
+    public String topic() {
         return topic;
     }
 
@@ -54,7 +56,19 @@ final class EventRecords {
         return name;
     }
 
-    ProducerRecord<byte[], byte[]> toRecord(Event event) {
+    /** Immutable, so one converter serves every writer. */
+    @Override
+    public Converter<Event> converter() {
+        return this;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<Event> serializer() {
+        return EventSerializer.INSTANCE;
+    }
+
+    @Override
+    public ProducerRecord<byte[], byte[]> toRecord(Event event) {
         byte[] keyBytes = switch (key) {
             case KEY -> event.key().getBytes(StandardCharsets.UTF_8);
             case ID -> event.id().getBytes(StandardCharsets.UTF_8);

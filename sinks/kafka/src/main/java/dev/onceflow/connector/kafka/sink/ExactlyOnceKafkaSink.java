@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
@@ -10,17 +9,17 @@ import dev.onceflow.spi.sink.TwoPhaseCommitSink;
  * The Kafka sink in {@link KafkaSinkMode#EXACTLY_ONCE} mode: a Kafka transaction per checkpoint
  * and subtask. See {@link ExactlyOnceKafkaWriter} for how transactions survive a crash.
  */
-final class ExactlyOnceKafkaSink implements TwoPhaseCommitSink<Event, KafkaTransaction> {
+final class ExactlyOnceKafkaSink<T> implements TwoPhaseCommitSink<T, KafkaTransaction> {
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
 
-    ExactlyOnceKafkaSink(KafkaSinkSettings settings) {
+    ExactlyOnceKafkaSink(KafkaSinkSettings<T> settings) {
         this.settings = settings;
     }
 
     @Override
-    public TransactionalWriter<Event, KafkaTransaction> createWriter(SinkContext context) {
-        return new ExactlyOnceKafkaWriter(settings, context, ProducerInternals.load());
+    public TransactionalWriter<T, KafkaTransaction> createWriter(SinkContext context) {
+        return new ExactlyOnceKafkaWriter<>(settings, context, ProducerInternals.load());
     }
 
     @Override

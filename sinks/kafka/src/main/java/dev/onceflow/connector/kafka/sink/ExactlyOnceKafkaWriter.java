@@ -2,7 +2,6 @@ package dev.onceflow.connector.kafka.sink;
 
 import dev.onceflow.connector.kafka.sink.ProducerInternals.ProducerIdAndEpoch;
 import dev.onceflow.spi.factory.Option;
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
@@ -44,11 +43,12 @@ import org.slf4j.LoggerFactory;
  * thread only takes the handle and goes on with the next transaction in another slot, and the
  * runtime writes the task's state while those records are in flight.
  */
-final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTransaction> {
+final class ExactlyOnceKafkaWriter<T> implements TransactionalWriter<T, KafkaTransaction> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceKafkaWriter.class);
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
+    private final KafkaRecords.Converter<T> converter;
     private final SinkContext context;
     private final ProducerInternals internals;
     private final String prefix;
@@ -57,8 +57,9 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     private final ExecutorService flushThread;
     private Admin admin;
 
-    ExactlyOnceKafkaWriter(KafkaSinkSettings settings, SinkContext context, ProducerInternals internals) {
+    ExactlyOnceKafkaWriter(KafkaSinkSettings<T> settings, SinkContext context, ProducerInternals internals) {
         this.settings = settings;
+        this.converter = settings.records().converter();
         this.context = context;
         this.internals = internals;
         this.prefix = settings.prefix(context);
@@ -141,10 +142,10 @@ final class ExactlyOnceKafkaWriter implements TransactionalWriter<Event, KafkaTr
     }
 
     @Override
-    public void write(KafkaTransaction transaction, Event record) {
+    public void write(KafkaTransaction transaction, T record) {
         Slot slot = holding(transaction);
         slot.errors.check(settings.records().topic());
-        slot.producer.send(settings.records().toRecord(record), slot.errors);
+        slot.producer.send(converter.toRecord(record), slot.errors);
         slot.sent++;
     }
 

@@ -4,12 +4,19 @@ import dev.onceflow.connector.kafka.common.PassThroughSettings;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
 import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.Sink;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Makes the Kafka sink usable from job files as {@code kafka}.
@@ -21,6 +28,8 @@ import java.util.List;
  */
 public final class KafkaSinkFactory implements SinkFactory {
 
+    private static final String OWNER = "sink 'kafka'";
+
     /** Prefix of the options passed to the Kafka producer as they are. */
     public static final String PROPERTIES_PREFIX = PassThroughSettings.PREFIX;
 
@@ -29,10 +38,10 @@ public final class KafkaSinkFactory implements SinkFactory {
             .description("Kafka brokers to connect to first, host:port[,host:port...].");
 
     public static final Option<String> TOPIC = Option.stringOption("topic").required()
-            .validate(s -> !s.isBlank(), "a topic name, or a template with {key}")
-            .description("Topic the records are written to; it must exist. {key} in it stands for the event's key, "
-                    + "giving a topic per key (orders-{key}); every such topic must exist, and a key that makes an "
-                    + "illegal topic name fails the job naming the record.");
+            .validate(s -> !s.isBlank(), "a topic name, or a template with {field}")
+            .description("Topic the records are written to; it must exist. {field} in it stands for that field's "
+                    + "value, giving a topic per value (orders-{region}); every such topic must exist, and a value "
+                    + "that is null or makes an illegal topic name fails the job naming the record.");
 
     public static final Option<KafkaSinkMode> MODE = Option.enumOption("mode", KafkaSinkMode.class)
             .defaultValue(KafkaSinkMode.EXACTLY_ONCE)
@@ -62,13 +71,24 @@ public final class KafkaSinkFactory implements SinkFactory {
                     + "(compacted, one partition) if missing. Default <transactional-id-prefix>-checkpoints, or "
                     + "<job>-<sink uid>-checkpoints without a prefix.");
 
-    public static final Option<RecordKey> KEY = Option.enumOption("key", RecordKey.class).defaultValue(RecordKey.KEY)
-            .description("The Kafka record key: the event's KEY, its ID, or NONE. With the default partitioner "
-                    + "all records of one key land in one partition, in order.");
+    public static final Option<RecordKey> KEY = Option.enumOption("key", RecordKey.class)
+            .description("Events: the Kafka record key is the event's KEY (the default for events), its ID, or NONE. "
+                    + "For other rows use key-fields.");
+
+    public static final Option<String> KEY_FIELDS = Option.stringOption("key-fields")
+            .validate(s -> Arrays.stream(s.split(",")).noneMatch(String::isBlank), "field names separated by commas")
+            .description("Fields that make the Kafka record key, separated by commas; none by default (no key, the "
+                    + "partitioner spreads records). With the default partitioner all records of one key land in one "
+                    + "partition, in order.");
+
+    public static final Option<KeyEncoding> KEY_ENCODING = Option.enumOption("key-encoding", KeyEncoding.class)
+            .defaultValue(KeyEncoding.TEXT)
+            .description("TEXT: one key field's value as UTF-8 text (bytes as they are; null gives no key). FORMAT: "
+                    + "the key fields as a record of their own in the sink's format, such as a JSON object.");
 
     public static final Option<String> ID_HEADER = Option.stringOption("id-header")
             .validate(s -> !s.isBlank(), "a header name")
-            .description("If set, each record carries the event id in a header of this name.");
+            .description("If set, each record carries field id's value in a header of this name.");
 
     /**
      * One option per Kafka producer setting: those that may be passed through, and the managed
@@ -89,16 +109,72 @@ public final class KafkaSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes events (one id,key,count,payload line per record value) to a Kafka topic: exactly-once with "
-                + "Kafka transactions (default) or a write-ahead log, or at-least-once.";
+        return "Writes records (each row as the record value in a format: event lines by default, json, csv ...) to a "
+                + "Kafka topic: exactly-once with Kafka transactions (default) or a write-ahead log, or at-least-once.";
     }
 
     @Override
     public List<Option<?>> options() {
         List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPIC, MODE, TRANSACTIONAL_ID_PREFIX,
-                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, ID_HEADER));
+                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, KEY_FIELDS, KEY_ENCODING, ID_HEADER));
         options.addAll(PROPERTIES);
         return options;
+    }
+
+    /** Event lines, as every job wrote before rows, unless the job file names a format. */
+    @Override
+    public Optional<String> defaultFormat() {
+        return Optional.of("event");
+    }
+
+    /**
+     * Rows, each as a record value in the job's format: events too, so that every job file goes
+     * through this path. {@code key} and {@code id-header} name fields {@code key} and {@code id}.
+     *
+     * @throws OptionException with a one-line message naming the option or field that does not fit
+     */
+    @Override
+    public RowSink<Row> createRowSink(Context context) {
+        OptionValues options = context.options();
+        Format format = context.format().orElseThrow();
+        Schema input = context.inputSchema();
+        if (format.identifier().equals("event") && !isEvents(input)) {
+            throw new OptionException(OWNER + ": the input is not events (fields " + String.join(", ", input.names())
+                    + "), which format 'event' writes; name a format such as json");
+        }
+        List<String> keyFields = keyFields(options, input);
+        try {
+            return RowSink.ofRows(configured(options)
+                    .rows(input, format, keyFields, options.get(KEY_ENCODING)).build(options.get(MODE)));
+        } catch (IllegalArgumentException e) {
+            throw new OptionException(e.getMessage().startsWith(OWNER) ? e.getMessage() : OWNER + ": " + e.getMessage());
+        }
+    }
+
+    private static List<String> keyFields(OptionValues options, Schema input) {
+        Optional<RecordKey> key = options.getOptional(KEY);
+        if (options.getOptional(KEY_FIELDS).isPresent()) {
+            if (key.isPresent()) {
+                throw new OptionException(OWNER + ": options 'key' and 'key-fields' both choose the record key; "
+                        + "keep key-fields");
+            }
+            return Arrays.stream(options.get(KEY_FIELDS).split(",")).map(String::trim).toList();
+        }
+        return switch (key.orElse(isEvents(input) ? RecordKey.KEY : RecordKey.NONE)) {
+            case KEY -> List.of("key");
+            case ID -> List.of("id");
+            case NONE -> List.of();
+        };
+    }
+
+    /** Whether {@code schema} has exactly an event's fields, in any order. */
+    private static boolean isEvents(Schema schema) {
+        try {
+            EventRows.fromSchema(schema, OWNER);
+            return true;
+        } catch (OptionException notEvents) {
+            return false;
+        }
     }
 
     /**
@@ -106,10 +182,22 @@ public final class KafkaSinkFactory implements SinkFactory {
      */
     @Override
     public Sink<Event> createSink(OptionValues options) {
+        if (options.getOptional(KEY_FIELDS).isPresent()) {
+            throw new OptionException(OWNER + ": option 'key-fields' applies to rows; a sink of events takes 'key'");
+        }
         try {
-            KafkaSink.Builder builder = KafkaSink.builder(options.get(BOOTSTRAP_SERVERS), options.get(TOPIC))
-                    .transactionTimeout(options.get(TRANSACTION_TIMEOUT))
-                    .key(options.get(KEY));
+            KafkaSink.Builder<Event> builder = configured(options);
+            options.getOptional(KEY).ifPresent(builder::key);
+            return builder.build(options.get(MODE));
+        } catch (IllegalArgumentException e) {
+            throw new OptionException(OWNER + ": " + e.getMessage());
+        }
+    }
+
+    private static KafkaSink.Builder<Event> configured(OptionValues options) {
+        try {
+            KafkaSink.Builder<Event> builder = KafkaSink.builder(options.get(BOOTSTRAP_SERVERS), options.get(TOPIC))
+                    .transactionTimeout(options.get(TRANSACTION_TIMEOUT));
             options.getOptional(TRANSACTIONAL_ID_PREFIX).ifPresent(builder::transactionalIdPrefix);
             options.getOptional(CONTROL_TOPIC).ifPresent(builder::controlTopic);
             options.getOptional(ID_HEADER).ifPresent(builder::idHeader);
@@ -117,9 +205,9 @@ public final class KafkaSinkFactory implements SinkFactory {
                 options.getOptional(property).ifPresent(
                         value -> builder.property(property.key().substring(PROPERTIES_PREFIX.length()), value));
             }
-            return builder.build(options.get(MODE));
+            return builder;
         } catch (IllegalArgumentException e) {
-            throw new OptionException("sink 'kafka': " + e.getMessage());
+            throw new OptionException(OWNER + ": " + e.getMessage());
         }
     }
 }

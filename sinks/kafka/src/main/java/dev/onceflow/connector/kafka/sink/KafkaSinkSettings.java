@@ -8,13 +8,13 @@ import java.util.Objects;
  * Everything a Kafka sink writer needs, whatever its mode. Immutable.
  *
  * @param producer client settings
- * @param records how events become records, and the topic
+ * @param records how the sink's records become Kafka records, and the topic
  * @param transactionalIdPrefix prefix of every transactional id, or {@code null} for
  *     {@code <job>:<sinkUid>} (rule 2PC-9)
  * @param controlTopic write-ahead mode: the topic of the markers, or {@code null} for
  *     {@code <job>-<sinkUid>-checkpoints}
  */
-record KafkaSinkSettings(ProducerSettings producer, EventRecords records, String transactionalIdPrefix,
+record KafkaSinkSettings<T>(ProducerSettings producer, KafkaRecords<T> records, String transactionalIdPrefix,
         String controlTopic) {
 
     KafkaSinkSettings {

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
 import java.time.Duration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -10,21 +9,23 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * Kafka records are appended, so a record replayed after a crash is a second record. Which of the
  * two modes it serves is only whether the runtime asks it to {@link #flush()} at the barrier.
  */
-final class NonTransactionalProducer implements AutoCloseable {
+final class NonTransactionalProducer<T> implements AutoCloseable {
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
+    private final KafkaRecords.Converter<T> converter;
     private final KafkaProducer<byte[], byte[]> producer;
     private final SendErrors errors = new SendErrors();
 
-    NonTransactionalProducer(KafkaSinkSettings settings) {
+    NonTransactionalProducer(KafkaSinkSettings<T> settings) {
         this.settings = settings;
+        this.converter = settings.records().converter();
         this.producer = new KafkaProducer<>(settings.producer().idempotentProducer());
     }
 
     /** Sends one record; fails if an earlier send failed. */
-    void send(Event record) {
+    void send(T record) {
         errors.check(settings.records().topic());
-        producer.send(settings.records().toRecord(record), errors);
+        producer.send(converter.toRecord(record), errors);
     }
 
     /** Waits until every record sent so far is acknowledged, and fails if one was not. */

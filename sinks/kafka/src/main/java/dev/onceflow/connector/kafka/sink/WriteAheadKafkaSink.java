@@ -1,7 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventSerializer;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
@@ -13,17 +11,17 @@ import dev.onceflow.spi.sink.WriteAheadWriter;
  * after it completes, in one Kafka transaction together with a marker in the control topic, so
  * data and marker commit atomically (WAL-3) and a replay skips what was written.
  */
-final class WriteAheadKafkaSink implements GenericWriteAheadSink<Event> {
+final class WriteAheadKafkaSink<T> implements GenericWriteAheadSink<T> {
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
 
-    WriteAheadKafkaSink(KafkaSinkSettings settings) {
+    WriteAheadKafkaSink(KafkaSinkSettings<T> settings) {
         this.settings = settings;
     }
 
     @Override
-    public WriteAheadWriter<Event> createWriter(SinkContext context) {
-        return new WriteAheadKafkaWriter(settings, context);
+    public WriteAheadWriter<T> createWriter(SinkContext context) {
+        return new WriteAheadKafkaWriter<>(settings, context);
     }
 
     @Override
@@ -32,8 +30,8 @@ final class WriteAheadKafkaSink implements GenericWriteAheadSink<Event> {
     }
 
     @Override
-    public SimpleVersionedSerializer<Event> recordSerializer() {
-        return EventSerializer.INSTANCE;
+    public SimpleVersionedSerializer<T> recordSerializer() {
+        return settings.records().serializer();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka.sink;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.WriteAheadWriter;
 import java.time.Duration;
@@ -20,11 +19,12 @@ import org.slf4j.LoggerFactory;
  * when {@link ControlTopicCommitter} reads the markers no earlier write of the segment is still
  * in flight.
  */
-final class WriteAheadKafkaWriter implements WriteAheadWriter<Event> {
+final class WriteAheadKafkaWriter<T> implements WriteAheadWriter<T> {
 
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadKafkaWriter.class);
 
-    private final KafkaSinkSettings settings;
+    private final KafkaSinkSettings<T> settings;
+    private final KafkaRecords.Converter<T> converter;
     private final SinkContext context;
     private final String prefix;
     private final String controlTopic;
@@ -32,27 +32,28 @@ final class WriteAheadKafkaWriter implements WriteAheadWriter<Event> {
     private final Map<Integer, KafkaProducer<byte[], byte[]>> producers = new HashMap<>();
     private final Map<Integer, SendErrors> errors = new HashMap<>();
 
-    WriteAheadKafkaWriter(KafkaSinkSettings settings, SinkContext context) {
+    WriteAheadKafkaWriter(KafkaSinkSettings<T> settings, SinkContext context) {
         this.settings = settings;
+        this.converter = settings.records().converter();
         this.context = context;
         this.prefix = settings.prefix(context);
         this.controlTopic = settings.controlTopic(context);
     }
 
     @Override
-    public boolean sendValues(Iterable<Event> values, long checkpointId, long timestamp) {
+    public boolean sendValues(Iterable<T> values, long checkpointId, long timestamp) {
         return sendValues(values, context.subtaskIndex(), checkpointId, timestamp);
     }
 
     /** Records and marker in one transaction (WAL-3). A failure fails the job; recovery re-reads the markers. */
     @Override
-    public boolean sendValues(Iterable<Event> values, int subtaskIndex, long checkpointId, long timestamp) {
+    public boolean sendValues(Iterable<T> values, int subtaskIndex, long checkpointId, long timestamp) {
         KafkaProducer<byte[], byte[]> producer = producer(subtaskIndex);
         SendErrors sendErrors = errors.get(subtaskIndex);
         try {
             producer.beginTransaction();
-            for (Event event : values) {
-                producer.send(settings.records().toRecord(event), sendErrors);
+            for (T record : values) {
+                producer.send(converter.toRecord(record), sendErrors);
             }
             producer.send(ControlMarkers.marker(controlTopic, prefix, subtaskIndex, checkpointId), sendErrors);
             producer.flush();

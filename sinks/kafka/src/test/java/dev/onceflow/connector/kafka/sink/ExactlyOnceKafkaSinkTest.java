@@ -57,7 +57,7 @@ class ExactlyOnceKafkaSinkTest {
                 .createWriter(context);
     }
 
-    private static KafkaSink.Builder sink(String topic) {
+    private static KafkaSink.Builder<Event> sink(String topic) {
         return KafkaSink.builder(broker.bootstrapServers(), topic);
     }
 

@@ -57,11 +57,17 @@ final class KafkaTestSupport {
 
     /** Everything a read_committed reader sees in {@code topic}, read up to its high watermark. */
     static List<Event> readCommitted(EmbeddedKafkaBroker broker, String topic) {
+        return readCommittedRecords(broker, topic).stream()
+                .map(record -> EventFormat.parse(new String(record.value(), StandardCharsets.UTF_8))).toList();
+    }
+
+    /** The records a read_committed reader sees in {@code topic}, read up to its high watermark. */
+    static List<ConsumerRecord<byte[], byte[]>> readCommittedRecords(EmbeddedKafkaBroker broker, String topic) {
         Map<String, Object> props = new HashMap<>(broker.clientProperties());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        List<Event> events = new ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -73,12 +79,10 @@ final class KafkaTestSupport {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("could not read " + topic + " up to " + ends);
                 }
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    events.add(EventFormat.parse(new String(record.value(), StandardCharsets.UTF_8)));
-                }
+                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
             }
         }
-        return events;
+        return records;
     }
 
     /** Partitions of {@code topic} whose last stable offset is below the high watermark: an open transaction. */

@@ -1,0 +1,147 @@
+package dev.onceflow.connector.kafka.sink;
+
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.format.Format;
+import dev.onceflow.spi.format.RowEncoder;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowSerializer;
+import dev.onceflow.spi.row.Schema;
+import dev.onceflow.spi.row.TextValues;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Turns rows into Kafka records: the value is the row in the sink's format, the key is made of
+ * the key fields ({@link KeyEncoding}), and the topic may take fields' values
+ * ({@link TopicTemplate}). Everything is checked against the input schema when the job is built,
+ * so a writer only fails on a value (a null topic field), naming the record. Immutable.
+ */
+final class RowRecords implements KafkaRecords<Row> {
+
+    private final Schema schema;
+    private final Format format;
+    private final TopicTemplate topic;
+    private final int[] keyPositions;
+    private final KeyEncoding keyEncoding;
+    private final Schema keySchema;
+    private final String idHeader;
+    private final int idPosition;
+
+    /**
+     * @param keyFields the fields of the record key, none for records without a key
+     * @param idHeader a header carrying field {@code id}'s text, or {@code null} for none
+     * @throws OptionException with one line naming what does not fit the schema or the format
+     */
+    RowRecords(String topic, Schema schema, Format format, List<String> keyFields, KeyEncoding keyEncoding,
+            String idHeader) {
+        this.schema = Objects.requireNonNull(schema, "schema");
+        this.format = Objects.requireNonNull(format, "format");
+        this.keyEncoding = Objects.requireNonNull(keyEncoding, "keyEncoding");
+        try {
+            this.topic = TopicTemplate.parse(topic, schema);
+        } catch (IllegalArgumentException e) {
+            throw new OptionException(e.getMessage());
+        }
+        this.keyPositions = new int[keyFields.size()];
+        List<Field> keys = new ArrayList<>();
+        for (int i = 0; i < keyFields.size(); i++) {
+            keyPositions[i] = fieldPosition(keyFields.get(i), "option 'key-fields'");
+            keys.add(schema.field(keyPositions[i]));
+        }
+        this.keySchema = keys.isEmpty() ? null : Schema.of(keys, List.of());
+        if (keyEncoding == KeyEncoding.TEXT && keys.size() > 1) {
+            throw new OptionException("option 'key-fields' names " + keys.size() + " fields, and key-encoding text "
+                    + "writes one; use key-encoding: format to encode them together in the sink's format");
+        }
+        if (keyEncoding == KeyEncoding.TEXT && keys.size() == 1 && keys.get(0).type().isNested()) {
+            throw new OptionException("key field '" + keys.get(0).name() + "' is a "
+                    + keys.get(0).type().kind().typeName() + ", which has no text; use key-encoding: format");
+        }
+        this.idHeader = idHeader;
+        this.idPosition = idHeader == null ? -1 : fieldPosition("id", "option 'id-header'");
+        // FMT-4: a field the format cannot write is found now, not in a writer
+        format.createEncoder(schema);
+        if (keySchema != null && keyEncoding == KeyEncoding.FORMAT) {
+            format.createEncoder(keySchema);
+        }
+    }
+
+    private int fieldPosition(String name, String what) {
+        int position = schema.indexOf(name);
+        if (position < 0) {
+            throw new OptionException(what + " needs field '" + name + "', which the input does not have (fields: "
+                    + String.join(", ", schema.names()) + ")");
+        }
+        if (what.equals("option 'id-header'") && schema.field(position).type().isNested()) {
+            throw new OptionException(what + " needs a scalar field 'id'; it is a "
+                    + schema.field(position).type().kind().typeName());
+        }
+        return position;
+    }
+
+    @Override
+    public String topic() {
+        return topic.toString();
+    }
+
+    @Override
+    public Converter<Row> converter() {
+        RowEncoder values = format.createEncoder(schema);
+        RowEncoder keys = keySchema != null && keyEncoding == KeyEncoding.FORMAT ? format.createEncoder(keySchema) : null;
+        return row -> {
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic.resolve(row, () -> describe(row)),
+                    key(row, keys), values.encode(row));
+            if (idHeader != null) {
+                Object id = row.get(idPosition);
+                record.headers().add(idHeader, id == null ? null
+                        : text(schema.field(idPosition).type(), id));
+            }
+            return record;
+        };
+    }
+
+    private byte[] key(Row row, RowEncoder keys) {
+        if (keyPositions.length == 0) {
+            return null;
+        }
+        if (keys != null) {
+            Object[] values = new Object[keyPositions.length];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = row.get(keyPositions[i]);
+            }
+            return keys.encode(Row.of(keySchema, values));
+        }
+        Object value = row.get(keyPositions[0]);
+        return value == null ? null : text(keySchema.field(0).type(), value);
+    }
+
+    private static byte[] text(DataType type, Object value) {
+        return type.kind() == DataType.Kind.BYTES ? ((byte[]) value).clone()
+                : TextValues.format(type, value).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How errors name a record: by its key fields' values where it has them. */
+    private String describe(Row row) {
+        if (keyPositions.length == 0) {
+            return "record " + TextValues.abbreviate(row.toString());
+        }
+        StringBuilder name = new StringBuilder("record with key");
+        for (int position : keyPositions) {
+            Object value = row.get(position);
+            name.append(' ').append(schema.field(position).name()).append('=').append(value == null ? "null"
+                    : TextValues.abbreviate(String.valueOf(value)));
+        }
+        return name.toString();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<Row> serializer() {
+        return RowSerializer.of(schema);
+    }
+}
