@@ -58,7 +58,7 @@ import java.util.stream.Collectors;
 public final class JobFileLoader {
 
     /** The steps a job file can use between source and sink. */
-    public static final List<String> STEP_TYPES = List.of("count-by-key", "throttle");
+    public static final List<String> STEP_TYPES = List.of("filter", "select", "count-by-key", "throttle");
 
     /** Option of the {@code throttle} step. */
     static final Option<Long> THROTTLE_RATE = Option.longOption("rows-per-second").required().atLeast(1L)
@@ -308,7 +308,14 @@ public final class JobFileLoader {
                             + "'; known: " + String.join(", ", STEP_TYPES));
                 }
                 String owner = where + ": steps[" + i + "] '" + step.type() + "'";
-                if (step.type().equals("throttle")) {
+                if (step.type().equals("filter")) {
+                    stream = stream.filter(FilterStep.of(schema,
+                            OptionValues.validate(owner, raw(step.options()), FilterStep.OPTIONS), owner));
+                } else if (step.type().equals("select")) {
+                    SelectStep select = SelectStep.of(schema, raw(step.options()), owner);
+                    stream = stream.map(select);
+                    schema = select.output();
+                } else if (step.type().equals("throttle")) {
                     long rate = OptionValues.validate(owner, raw(step.options()), List.of(THROTTLE_RATE)).get(THROTTLE_RATE);
                     stream = stream.<Row>transform("throttle", () -> new ThrottleOperator<>(rate));
                 } else {
@@ -353,7 +360,7 @@ public final class JobFileLoader {
             // options name the file themselves; what a factory finds (a field, a format) does not
             throw new JobFileException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage());
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new JobFileException(where + ": " + e.getMessage());
+            throw new JobFileException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage());
         }
         return new LoadedJob(file, spec, env, description.toString());
     }
