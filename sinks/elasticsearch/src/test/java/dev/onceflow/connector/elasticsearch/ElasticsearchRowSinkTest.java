@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.RowSink;
-import dev.onceflow.spi.factory.SinkFactory;
-import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
@@ -25,7 +23,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.http.HttpHost;
 import org.apache.http.util.EntityUtils;
@@ -85,22 +82,7 @@ class ElasticsearchRowSinkTest {
         ElasticsearchSinkFactory factory = new ElasticsearchSinkFactory();
         OptionValues options = OptionValues.validate("test", Map.of("hosts", node.httpUri().toString(), "index", index),
                 factory.options());
-        RowSink<Row> sink = factory.createRowSink(new SinkFactory.Context() {
-            @Override
-            public OptionValues options() {
-                return options;
-            }
-
-            @Override
-            public Schema inputSchema() {
-                return input;
-            }
-
-            @Override
-            public Optional<Format> format() {
-                return Optional.empty();
-            }
-        });
+        RowSink<Row> sink = factory.createRowSink(new FixedContext(options, input));
         return (IdempotentSink<Row>) sink.sink();
     }
 

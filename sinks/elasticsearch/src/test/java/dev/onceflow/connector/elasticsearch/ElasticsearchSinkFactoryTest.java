@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.RowSink;
-import dev.onceflow.spi.factory.SinkFactory;
-import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Schema;
@@ -16,7 +14,6 @@ import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.Sink;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Job-file options: defaults, modes, and the combinations refused before anything runs. */
@@ -90,22 +87,7 @@ class ElasticsearchSinkFactoryTest {
         raw.put("index", "orders");
         raw.putAll(extra);
         OptionValues options = OptionValues.validate("sink 'elasticsearch'", raw, factory.options());
-        return factory.createRowSink(new SinkFactory.Context() {
-            @Override
-            public OptionValues options() {
-                return options;
-            }
-
-            @Override
-            public Schema inputSchema() {
-                return input;
-            }
-
-            @Override
-            public Optional<Format> format() {
-                return Optional.empty();
-            }
-        });
+        return factory.createRowSink(new FixedContext(options, input));
     }
 
     private static final Schema ORDERS = Schema.of(Field.of("region", DataType.STRING),
