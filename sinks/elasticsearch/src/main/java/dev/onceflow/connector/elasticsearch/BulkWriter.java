@@ -9,8 +9,11 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.transport.TransportException;
 import dev.onceflow.spi.sink.SinkContext;
 import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -197,8 +200,8 @@ final class BulkWriter implements AutoCloseable {
         if (settings.onRejected() == OnRejected.FAIL) {
             Map.Entry<PendingDocument, ErrorCause> first = rejected.entrySet().iterator().next();
             PendingDocument document = first.getKey();
-            throw new ElasticsearchSinkException(owner + ": Elasticsearch rejected the document of record '"
-                    + document.record().id() + "' for index '" + document.index() + "': " + first.getValue().type()
+            throw new ElasticsearchSinkException(owner + ": Elasticsearch rejected the document of "
+                    + document.record() + " for index '" + document.index() + "': " + first.getValue().type()
                     + ": " + first.getValue().reason() + (rejected.size() > 1 ? " (and " + (rejected.size() - 1)
                     + " more documents of the same bulk request)" : "")
                     + ". Fix the mapping or the data, or set on-rejected: dead-letter to route rejected documents to '"
@@ -207,16 +210,28 @@ final class BulkWriter implements AutoCloseable {
         List<PendingDocument> letters = new ArrayList<>(rejected.size());
         rejected.forEach((document, error) -> {
             DeadLetter letter = DeadLetter.of(document, error);
-            String id = document.index() + "/" + (document.id() != null ? document.id() : document.record().id());
+            String id = document.index() + "/" + (document.id() != null ? document.id() : contentId(document.source()));
             letters.add(new PendingDocument(document.record(), settings.deadLetterIndex(), id,
                     BulkOperation.of(b -> b.index(x -> x.index(settings.deadLetterIndex()).id(id).document(letter))),
-                    false, document.estimatedBytes()));
+                    false, document.estimatedBytes(), document.source()));
         });
-        LOG.warn("{}: Elasticsearch rejected {} documents (first: record '{}' for index '{}': {}); written to the "
-                + "dead-letter index '{}'", owner, rejected.size(), letters.get(0).record().id(),
+        LOG.warn("{}: Elasticsearch rejected {} documents (first: {} for index '{}': {}); written to the "
+                + "dead-letter index '{}'", owner, rejected.size(), letters.get(0).record(),
                 rejected.keySet().iterator().next().index(), rejected.values().iterator().next().reason(),
                 settings.deadLetterIndex());
         sendDeadLetters(letters);
+    }
+
+    /**
+     * A document without id (document-id: auto) is dead-lettered under a digest of its content:
+     * a replay of the same record rewrites the same dead letter.
+     */
+    private static String contentId(byte[] source) {
+        try {
+            return "sha256-" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(source));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     private void sendDeadLetters(List<PendingDocument> letters) throws Exception {
@@ -238,7 +253,7 @@ final class BulkWriter implements AutoCloseable {
                 if (item.error() != null) {
                     // Never drop a record: a dead letter that cannot be written fails the job.
                     throw new ElasticsearchSinkException(owner + ": the dead-letter index '" + settings.deadLetterIndex()
-                            + "' refused the dead letter of record '" + letters.get(i).record().id() + "': "
+                            + "' refused the dead letter of " + letters.get(i).record() + ": "
                             + item.status() + " " + item.error().type() + ": " + item.error().reason());
                 }
             }

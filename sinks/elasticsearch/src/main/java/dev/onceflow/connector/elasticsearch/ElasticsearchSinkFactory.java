@@ -3,14 +3,27 @@ package dev.onceflow.connector.elasticsearch;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.record.Event;
+import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.record.EventSerializer;
+import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowSerializer;
+import dev.onceflow.spi.row.Schema;
+import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.Sink;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
-/** Makes the Elasticsearch sink usable from job files as {@code elasticsearch}, in either {@linkplain ElasticsearchMode mode}. */
+/**
+ * Makes the Elasticsearch sink usable from job files as {@code elasticsearch}, in either
+ * {@linkplain ElasticsearchMode mode}. A job file's rows are the documents ({@link DocumentEncoder});
+ * events from Java programs become the rows of {@link EventRows#SCHEMA} first, so both write the
+ * same documents.
+ */
 public final class ElasticsearchSinkFactory implements SinkFactory {
 
     private static final String OWNER = "sink 'elasticsearch'";
@@ -22,8 +35,8 @@ public final class ElasticsearchSinkFactory implements SinkFactory {
     public static final Option<String> INDEX = Option.stringOption("index").required()
             .validate(ElasticsearchSinkFactory::isValidIndexPattern,
                     "a lower-case index name, optionally with {key} or a date pattern such as {yyyy.MM.dd}")
-            .description("Target index. {key} is replaced by the record's key in lower case; a date pattern such as "
-                    + "{yyyy.MM.dd} by the checkpoint's time in UTC (write-ahead mode only).");
+            .description("Target index. {key} is replaced by the text of the record's field 'key' in lower case; a "
+                    + "date pattern such as {yyyy.MM.dd} by the checkpoint's time in UTC (write-ahead mode only).");
 
     public static final Option<ElasticsearchMode> MODE = Option.enumOption("mode", ElasticsearchMode.class)
             .defaultValue(ElasticsearchMode.IDEMPOTENT)
@@ -33,9 +46,10 @@ public final class ElasticsearchSinkFactory implements SinkFactory {
 
     public static final Option<DocumentId> DOCUMENT_ID = Option.enumOption("document-id", DocumentId.class)
             .defaultValue(DocumentId.ID)
-            .description("id: the record id (one document per record); key: the record key, one document per key "
-                    + "versioned by its count, so older state never overwrites newer; auto: ids chosen by "
-                    + "Elasticsearch, at-least-once, write-ahead mode only.");
+            .description("id: the input's primary key (fields joined with _, each escaped), or field 'id' of "
+                    + "events: one document per key; key: field 'key', one document per key versioned by field "
+                    + "'count', so older state never overwrites newer; auto: ids chosen by Elasticsearch, "
+                    + "at-least-once, write-ahead mode only.");
 
     public static final Option<OpType> OP_TYPE = Option.enumOption("op-type", OpType.class)
             .defaultValue(OpType.INDEX)
@@ -120,8 +134,8 @@ public final class ElasticsearchSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes events as Elasticsearch documents with bulk requests: idempotent with deterministic ids "
-                + "(default), or a write-ahead log with a checkpoint committer index.";
+        return "Writes each row as an Elasticsearch document (its fields as JSON) with bulk requests: idempotent "
+                + "with ids from the primary key (default), or a write-ahead log with a checkpoint committer index.";
     }
 
     @Override
@@ -132,8 +146,21 @@ public final class ElasticsearchSinkFactory implements SinkFactory {
                 TLS_VERIFY_HOSTNAME);
     }
 
+    /** Every job file comes here: the rows are the documents, whatever their fields. */
+    @Override
+    public RowSink<Row> createRowSink(Context context) {
+        Schema schema = context.inputSchema();
+        return RowSink.ofRows(create(context.options(), schema, row -> row, RowSerializer.of(schema)));
+    }
+
+    /** Events, for Java programs and the Flink bridge: the documents of their rows. */
     @Override
     public Sink<Event> createSink(OptionValues options) {
+        return create(options, EventRows.SCHEMA, EventRows::toRow, EventSerializer.INSTANCE);
+    }
+
+    private static <T> Sink<T> create(OptionValues options, Schema schema, Function<T, Row> toRow,
+            SimpleVersionedSerializer<T> serializer) {
         ElasticsearchMode mode = options.get(MODE);
         IndexName index = IndexName.parse(options.get(INDEX));
         DocumentId documentId = options.get(DOCUMENT_ID);
@@ -167,7 +194,8 @@ public final class ElasticsearchSinkFactory implements SinkFactory {
                         options.getOptional(API_KEY)),
                 new ElasticsearchSettings.Tls(options.getOptional(TLS_TRUSTSTORE).map(Path::of),
                         options.getOptional(TLS_TRUSTSTORE_PASSWORD), options.get(TLS_VERIFY_HOSTNAME)));
-        return mode == ElasticsearchMode.IDEMPOTENT ? new ElasticsearchIdempotentSink(settings)
-                : new ElasticsearchWriteAheadSink(settings);
+        InputRecords<T> input = new InputRecords<>(DocumentFields.of(schema, documentId, index), toRow, serializer);
+        return mode == ElasticsearchMode.IDEMPOTENT ? new ElasticsearchIdempotentSink<>(settings, input)
+                : new ElasticsearchWriteAheadSink<>(settings, input);
     }
 }

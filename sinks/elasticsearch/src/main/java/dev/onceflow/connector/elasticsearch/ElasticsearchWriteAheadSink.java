@@ -1,12 +1,12 @@
 package dev.onceflow.connector.elasticsearch;
 
-import dev.onceflow.spi.record.Event;
-import dev.onceflow.spi.record.EventSerializer;
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import dev.onceflow.spi.sink.CheckpointCommitter;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.WriteAheadWriter;
+import java.util.function.Function;
 
 /**
  * Keeps the records of checkpoint n in the checkpoint (the write-ahead log) and bulk-indexes them
@@ -16,18 +16,23 @@ import dev.onceflow.spi.sink.WriteAheadWriter;
  * same documents and the result is exactly-once; with {@link DocumentId#AUTO} ids it is
  * at-least-once. Documents become visible only for completed checkpoints, and date placeholders
  * in the index name take the checkpoint's time, so a replay writes to the same index.
+ *
+ * @param <T> the records: rows, or events
  */
-public final class ElasticsearchWriteAheadSink implements GenericWriteAheadSink<Event> {
+public final class ElasticsearchWriteAheadSink<T> implements GenericWriteAheadSink<T> {
 
     private final ElasticsearchSettings settings;
+    private final InputRecords<T> input;
 
-    ElasticsearchWriteAheadSink(ElasticsearchSettings settings) {
+    ElasticsearchWriteAheadSink(ElasticsearchSettings settings, InputRecords<T> input) {
         this.settings = settings;
+        this.input = input;
     }
 
     @Override
-    public WriteAheadWriter<Event> createWriter(SinkContext context) throws Exception {
-        return new Writer(BulkWriter.forSubtask(settings, context), new DocumentMapper(settings));
+    public WriteAheadWriter<T> createWriter(SinkContext context) throws Exception {
+        return new Writer<>(BulkWriter.forSubtask(settings, context), new DocumentMapper(settings, input.fields()),
+                input.toRow());
     }
 
     @Override
@@ -36,8 +41,8 @@ public final class ElasticsearchWriteAheadSink implements GenericWriteAheadSink<
     }
 
     @Override
-    public SimpleVersionedSerializer<Event> recordSerializer() {
-        return EventSerializer.INSTANCE;
+    public SimpleVersionedSerializer<T> recordSerializer() {
+        return input.serializer();
     }
 
     @Override
@@ -46,21 +51,23 @@ public final class ElasticsearchWriteAheadSink implements GenericWriteAheadSink<
                 + settings + "]";
     }
 
-    private static final class Writer implements WriteAheadWriter<Event> {
+    private static final class Writer<T> implements WriteAheadWriter<T> {
 
         private final BulkWriter bulk;
         private final DocumentMapper documents;
+        private final Function<T, Row> toRow;
 
-        Writer(BulkWriter bulk, DocumentMapper documents) {
+        Writer(BulkWriter bulk, DocumentMapper documents, Function<T, Row> toRow) {
             this.bulk = bulk;
             this.documents = documents;
+            this.toRow = toRow;
         }
 
         /** Returns only when every document of the segment is acknowledged; throws if one cannot be. */
         @Override
-        public boolean sendValues(Iterable<Event> values, long checkpointId, long timestamp) throws Exception {
-            for (Event record : values) {
-                bulk.add(documents.document(record, timestamp));
+        public boolean sendValues(Iterable<T> values, long checkpointId, long timestamp) throws Exception {
+            for (T record : values) {
+                bulk.add(documents.document(toRow.apply(record), timestamp));
             }
             bulk.flush();
             return true;

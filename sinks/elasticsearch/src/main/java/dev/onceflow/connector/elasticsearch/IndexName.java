@@ -1,6 +1,5 @@
 package dev.onceflow.connector.elasticsearch;
 
-import dev.onceflow.spi.record.Event;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -10,8 +9,8 @@ import java.util.Locale;
 
 /**
  * The target index of a record, from a pattern such as {@code orders}, {@code orders-{key}} or
- * {@code orders-{yyyy.MM.dd}}. {@code {key}} is the record's key in lower case (index names must
- * be lower case); any other placeholder is a {@link DateTimeFormatter} pattern applied, in UTC, to
+ * {@code orders-{yyyy.MM.dd}}. {@code {key}} is the text of the record's {@code key} field in lower
+ * case (index names must be lower case); any other placeholder is a {@link DateTimeFormatter} pattern applied, in UTC, to
  * the time of the checkpoint that holds the record. That time is stored with the write-ahead
  * segment, so a replay on another day writes to the same index; the idempotent mode has no such
  * time and refuses date placeholders.
@@ -98,17 +97,23 @@ final class IndexName {
         return usesDate;
     }
 
+    /** Whether the pattern has {@code {key}}, which needs a {@code key} field. */
+    boolean usesKey() {
+        return usesKey;
+    }
+
     /** Whether every record goes to the same index. */
     boolean isConstant() {
         return !usesDate && !usesKey;
     }
 
     /**
-     * The index of {@code record}, held by the checkpoint taken at {@code checkpointMillis}. Called
+     * The index of a record whose {@code key} field reads {@code key} (null when the pattern has no
+     * {@code {key}}), held by the checkpoint taken at {@code checkpointMillis}. Called
      * on one thread (a writer's task thread); it caches the date parts of the last timestamp, which
      * all records of a segment share.
      */
-    String resolve(Event record, long checkpointMillis) {
+    String resolve(String key, long checkpointMillis) {
         if (isConstant()) {
             return pattern;
         }
@@ -127,7 +132,7 @@ final class IndexName {
         int date = 0;
         for (Object part : parts) {
             if (part == KEY) {
-                name.append(record.key().toLowerCase(Locale.ROOT));
+                name.append(key.toLowerCase(Locale.ROOT));
             } else if (part instanceof DateTimeFormatter) {
                 int end = lastDates.indexOf('\u0000', date);
                 name.append(lastDates, date, end);

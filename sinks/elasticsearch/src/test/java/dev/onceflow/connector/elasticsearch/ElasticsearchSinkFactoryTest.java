@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
+import dev.onceflow.spi.factory.RowSink;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
 import dev.onceflow.spi.sink.IdempotentSink;
 import dev.onceflow.spi.sink.Sink;
@@ -72,9 +76,62 @@ class ElasticsearchSinkFactoryTest {
     @Test
     void indexNamesResolveKeysAndCheckpointDates() {
         IndexName name = IndexName.parse("orders-{key}-{yyyy.MM.dd}");
-        dev.onceflow.spi.record.Event event = new dev.onceflow.spi.record.Event("1", "EU", "p", 0);
         // 2026-11-29T23:59:59.999Z and one millisecond later
-        assertThat(name.resolve(event, 1_795_996_799_999L)).isEqualTo("orders-eu-2026.11.29");
-        assertThat(name.resolve(event, 1_795_996_800_000L)).isEqualTo("orders-eu-2026.11.30");
+        assertThat(name.resolve("EU", 1_795_996_799_999L)).isEqualTo("orders-eu-2026.11.29");
+        assertThat(name.resolve("EU", 1_795_996_800_000L)).isEqualTo("orders-eu-2026.11.30");
+    }
+
+    private RowSink<?> createForRows(Schema input, Map<String, String> extra) {
+        Map<String, String> raw = new LinkedHashMap<>();
+        raw.put("hosts", "http://127.0.0.1:9200");
+        raw.put("index", "orders");
+        raw.putAll(extra);
+        OptionValues options = OptionValues.validate("sink 'elasticsearch'", raw, factory.options());
+        return factory.createRowSink(new FixedContext(options, input));
+    }
+
+    private static final Schema ORDERS = Schema.of(Field.of("region", DataType.STRING),
+            Field.of("order_id", DataType.LONG), Field.of("amount", DataType.decimal(10, 2)));
+
+    @Test
+    void rowsOfAnyFieldsAreWrittenAsRowsInBothModes() {
+        RowSink<?> idempotent = createForRows(ORDERS.withPrimaryKey("region", "order_id"), Map.of());
+        assertThat(idempotent.writesRows()).isTrue();
+        assertThat(idempotent.sink()).isInstanceOf(IdempotentSink.class);
+        assertThat(createForRows(ORDERS, Map.of("mode", "write-ahead", "document-id", "auto")).sink())
+                .isInstanceOf(GenericWriteAheadSink.class);
+    }
+
+    @Test
+    void eventShapedRowsWithoutAPrimaryKeyAreKeyedByTheirId() {
+        Schema events = Schema.of(Field.of("id", DataType.STRING), Field.of("key", DataType.STRING),
+                Field.of("count", DataType.LONG), Field.of("payload", DataType.STRING));
+        assertThat(createForRows(events, Map.of()).writesRows()).isTrue();
+    }
+
+    @Test
+    void documentIdsWithoutAPrimaryKeyAreRefusedNamingTheFix() {
+        assertThatThrownBy(() -> createForRows(ORDERS, Map.of())).isInstanceOf(OptionException.class)
+                .hasMessage("sink 'elasticsearch': document-id: id makes each document's _id from the input's "
+                        + "primary key, and the input (fields region, order_id, amount) has none; declare primary-key "
+                        + "in the schema, or use mode: write-ahead with document-id: auto (at-least-once)");
+    }
+
+    @Test
+    void keyDocumentsAndKeyIndexesNeedAKeyFieldAndACount() {
+        Schema keyed = ORDERS.withPrimaryKey("order_id");
+        assertThatThrownBy(() -> createForRows(keyed, Map.of("index", "orders-{key}")))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("sink 'elasticsearch': option 'index' (orders-{key}) takes the document's key from it, "
+                        + "and the input has no field 'key'; fields: region, order_id, amount");
+        assertThatThrownBy(() -> createForRows(keyed, Map.of("document-id", "key")))
+                .isInstanceOf(OptionException.class).hasMessageContaining("no field 'key'");
+        Schema withKey = Schema.of(Field.of("key", DataType.STRING.notNull()), Field.of("count", DataType.STRING.notNull()));
+        assertThatThrownBy(() -> createForRows(withKey, Map.of("document-id", "key")))
+                .isInstanceOf(OptionException.class).hasMessageContaining("field 'count', which is a string not null");
+        Schema nullableKey = Schema.of(Field.of("key", DataType.STRING), Field.of("count", DataType.LONG.notNull()));
+        assertThatThrownBy(() -> createForRows(nullableKey, Map.of("document-id", "key")))
+                .isInstanceOf(OptionException.class).hasMessageContaining("field 'key' is a string; it must be a "
+                        + "scalar type declared not null");
     }
 }

@@ -75,6 +75,10 @@ class ElasticsearchSinkTest {
         return found;
     }
 
+    /** The document of an event. */
+    record EventDocument(String id, String key, String payload, long count) {
+    }
+
     private static List<Event> events(int from, int to) {
         return java.util.stream.IntStream.range(from, to)
                 .mapToObj(i -> new Event(Integer.toString(i), "k" + (i % 3), "p" + i, i)).toList();
@@ -165,9 +169,10 @@ class ElasticsearchSinkTest {
         List<Hit<DeadLetter>> letters = client.search(s -> s.index(deadLetters), DeadLetter.class).hits().hits();
         assertThat(letters).hasSize(1);
         DeadLetter letter = letters.get(0).source();
-        assertThat(letter.recordId()).isEqualTo("bad-1");
+        assertThat(letter.record()).isEqualTo("record 'bad-1'");
         assertThat(letter.index()).isEqualTo(index);
-        assertThat(letter.payload()).isEqualTo("refused");
+        assertThat(letter.documentId()).isEqualTo("bad-1");
+        assertThat(letter.document()).isEqualTo("{\"id\":\"bad-1\",\"key\":\"not-a-number\",\"payload\":\"refused\",\"count\":2}");
         assertThat(letter.errorType()).endsWith("parsing_exception");
         assertThat(letters.get(0).id()).isEqualTo(index + "/bad-1");
     }
