@@ -96,6 +96,8 @@ class ParquetFormatTest {
                         new BigDecimal("-99999999999999999999999999999999999999")),
                 Row.of(DECIMALS, new BigDecimal("-0.01"), new BigDecimal("0"), new BigDecimal("-0.000000000000000001"),
                         new BigDecimal("-9999999999999999.999"), new BigDecimal("1")),
+                // small negatives in fixed-length bytes: sign-extended, not zero-padded
+                Row.of(DECIMALS, null, null, null, new BigDecimal("-0.001"), new BigDecimal("-1")),
                 Row.of(DECIMALS, null, null, null, new BigDecimal("0.000"), null));
         Path file = write(format(Map.of()), DECIMALS, rows);
 
