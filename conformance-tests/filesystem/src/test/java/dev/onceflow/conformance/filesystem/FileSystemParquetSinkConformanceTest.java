@@ -1,6 +1,5 @@
 package dev.onceflow.conformance.filesystem;
 
-import dev.onceflow.conformance.CommittedFiles;
 import dev.onceflow.conformance.SinkConformanceSuite;
 import dev.onceflow.conformance.SinkExternalSystem;
 import dev.onceflow.conformance.TestDestination;
@@ -13,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -29,30 +27,12 @@ class FileSystemParquetSinkConformanceTest extends SinkConformanceSuite {
         return new ParquetDirectoryFixture();
     }
 
-    /** Local disk needs no server: each case writes into a directory of its own. */
-    static final class ParquetDirectoryFixture implements SinkExternalSystem {
-
-        @Override
-        public void start() {
-        }
-
-        @Override
-        public void close() {
-        }
+    /** The line suite's local directory, written as Parquet and read with Parquet's reader. */
+    static final class ParquetDirectoryFixture extends FileSystemSinkConformanceTest.LocalDirectoryFixture {
 
         @Override
         public String variant() {
             return "parquet";
-        }
-
-        @Override
-        public String sinkIdentifier() {
-            return "filesystem";
-        }
-
-        @Override
-        public Map<String, Object> sinkOptions(TestDestination destination) {
-            return Map.of("path", output(destination).toString());
         }
 
         @Override
@@ -78,18 +58,9 @@ class FileSystemParquetSinkConformanceTest extends SinkConformanceSuite {
             return events;
         }
 
-        @Override
-        public List<String> leftovers(TestDestination destination) throws IOException {
-            return CommittedFiles.inProgress(output(destination));
-        }
-
         private static boolean hidden(Path file) {
             String name = file.getFileName().toString();
             return name.startsWith(".") || name.startsWith("_");
-        }
-
-        private static Path output(TestDestination destination) {
-            return destination.workDirectory().resolve("output");
         }
     }
 }

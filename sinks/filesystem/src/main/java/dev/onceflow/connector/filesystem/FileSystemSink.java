@@ -125,13 +125,6 @@ public final class FileSystemSink<T> implements TwoPhaseCommitSink<T, FileTransa
     /** Builds a {@link FileSystemSink}. */
     public static final class Builder<T> {
 
-        private void refuseForWholeFiles(boolean set, String option, String instead) {
-            if (set) {
-                throw new IllegalArgumentException("format '" + lineFormat.name() + "' writes whole files, each "
-                        + "finished at a checkpoint: option '" + option + "' applies to line formats only; " + instead);
-            }
-        }
-
         private final String path;
         private final LineFormat<T> lineFormat;
         private String partPrefix = "part";
@@ -226,6 +219,13 @@ public final class FileSystemSink<T> implements TwoPhaseCommitSink<T, FileTransa
                 conf = new Configuration();
             }
             return new FileSystemSink<>(this);
+        }
+
+        private void refuseForWholeFiles(boolean set, String option, String instead) {
+            if (set) {
+                throw new IllegalArgumentException("format '" + lineFormat.name() + "' writes whole files, each "
+                        + "finished at a checkpoint: option '" + option + "' applies to line formats only; " + instead);
+            }
         }
     }
 }
