@@ -89,6 +89,18 @@ class ParquetFormatTest {
     }
 
     @Test
+    void aSmallRowGroupSizeSplitsTheFileIntoRowGroupsThatReadBackInOrder() throws IOException {
+        List<Row> rows = new ArrayList<>();
+        for (long id = 0; id < 3_000; id++) {
+            rows.add(TestRows.full(id));
+        }
+        Path file = write(format(Map.of("row-group-size", "1024")), TestRows.EVERY_TYPE, rows);
+
+        assertThat(ParquetFiles.footer(file).getBlocks()).as("row groups").hasSizeGreaterThan(1);
+        assertThat(ParquetFiles.read(file, TestRows.EVERY_TYPE)).containsExactlyElementsOf(rows);
+    }
+
+    @Test
     void decimalsOfEveryWidthReadBackExactly() throws IOException {
         List<Row> rows = List.of(
                 Row.of(DECIMALS, new BigDecimal("9999999.99"), new BigDecimal("-9999999999"),
