@@ -17,10 +17,11 @@ import java.util.Map;
  *
  * @param rowsPerSecond the throttle's rate; 0 for none
  * @param checkpointDirectory {@code checkpoints.dir}: local by default, or on HDFS
+ * @param sinkFormat the sink's {@code format:} (a name, or a map of type and options); null for the sink's default
  */
 public record JobSpec(String name, int parallelism, String sourceType, Map<String, Object> sourceOptions,
         String sinkType, Map<String, Object> sinkOptions, long rowsPerSecond, String mode, String interval,
-        String timeout, CheckpointLocation checkpointDirectory) {
+        String timeout, CheckpointLocation checkpointDirectory, Object sinkFormat) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -31,22 +32,22 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
     public static JobSpec of(String sourceType, Map<String, Object> sourceOptions, String sinkType,
             Map<String, Object> sinkOptions, long rowsPerSecond, Path workDirectory) {
         return new JobSpec("conformance", 2, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond,
-                "exactly-once", "100ms", "30s", CheckpointLocation.of(workDirectory.resolve("checkpoints")));
+                "exactly-once", "100ms", "30s", CheckpointLocation.of(workDirectory.resolve("checkpoints")), null);
     }
 
     public JobSpec withParallelism(int value) {
         return new JobSpec(name, value, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode, interval,
-                timeout, checkpointDirectory);
+                timeout, checkpointDirectory, sinkFormat);
     }
 
     public JobSpec withMode(String value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, value,
-                interval, timeout, checkpointDirectory);
+                interval, timeout, checkpointDirectory, sinkFormat);
     }
 
     public JobSpec withTimeout(String value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
-                interval, value, checkpointDirectory);
+                interval, value, checkpointDirectory, sinkFormat);
     }
 
     /** This spec with one sink option added or replaced, e.g. a small batch size for a fault test. */
@@ -54,23 +55,29 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
         Map<String, Object> options = new java.util.LinkedHashMap<>(sinkOptions);
         options.put(key, value);
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, Map.copyOf(options), rowsPerSecond,
-                mode, interval, timeout, checkpointDirectory);
+                mode, interval, timeout, checkpointDirectory, sinkFormat);
     }
 
     /** This spec with another sink type and the same options, e.g. the sink under test behind a fault wrapper. */
     public JobSpec withSinkType(String value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, value, sinkOptions, rowsPerSecond, mode,
-                interval, timeout, checkpointDirectory);
+                interval, timeout, checkpointDirectory, sinkFormat);
+    }
+
+    /** This spec with the sink's {@code format:} set, e.g. {@code "parquet"}. */
+    public JobSpec withSinkFormat(Object value) {
+        return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
+                interval, timeout, checkpointDirectory, value);
     }
 
     public JobSpec withCheckpointDirectory(CheckpointLocation value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, rowsPerSecond, mode,
-                interval, timeout, value);
+                interval, timeout, value, sinkFormat);
     }
 
     public JobSpec withRowsPerSecond(long value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, sinkType, sinkOptions, value, mode, interval,
-                timeout, checkpointDirectory);
+                timeout, checkpointDirectory, sinkFormat);
     }
 
     /** Where the job's checkpoints and savepoints go. */
@@ -90,7 +97,11 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
         }
         steps.add(Map.of("type", "count-by-key", "uid", "count"));
         job.put("steps", steps);
-        job.put("sink", Map.of("type", sinkType, "uid", "sink", "options", sinkOptions));
+        Map<String, Object> sink = new LinkedHashMap<>(Map.of("type", sinkType, "uid", "sink", "options", sinkOptions));
+        if (sinkFormat != null) {
+            sink.put("format", sinkFormat);
+        }
+        job.put("sink", sink);
         // Aborted checkpoints are part of what the suite tests; they must not fail the job.
         // "exactly-once-unaligned": exactly-once with unaligned checkpoints.
         boolean unaligned = mode.equals(UNALIGNED_MODE);

@@ -78,8 +78,9 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
         source.put("keys", KEYS);
         source.put("splits", 4);
         source.put("payload-size", 8);
-        return JobSpec.of("datagen", source, system().sinkIdentifier(), sinkOptions,
+        JobSpec spec = JobSpec.of("datagen", source, system().sinkIdentifier(), sinkOptions,
                 settings().rowsPerSecond(), destination.workDirectory()).withMode(settings().mode());
+        return system().sinkFormat().map(spec::withSinkFormat).orElse(spec);
     }
 
     @Override

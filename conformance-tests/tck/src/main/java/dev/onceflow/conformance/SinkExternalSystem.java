@@ -3,6 +3,7 @@ package dev.onceflow.conformance;
 import dev.onceflow.spi.record.Event;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The fixture of a sink under test: how to configure the sink for a test case and how to read
@@ -15,6 +16,15 @@ public interface SinkExternalSystem extends ExternalSystem {
 
     /** Job file options that point the sink at a fresh, empty place for this case. */
     Map<String, Object> sinkOptions(TestDestination destination) throws Exception;
+
+    /**
+     * The sink's {@code format:} in the job file: a format's name ({@code "parquet"}) or a map of
+     * {@code type} and {@code options}; empty for the sink's default format. {@link #readCommitted}
+     * reads what it writes.
+     */
+    default Optional<Object> sinkFormat() {
+        return Optional.empty();
+    }
 
     /**
      * Everything a reader that sees only committed data sees in the case's destination (Kafka's

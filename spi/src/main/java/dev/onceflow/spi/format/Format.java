@@ -3,6 +3,7 @@ package dev.onceflow.spi.format;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.row.Schema;
+import java.io.OutputStream;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -68,6 +69,16 @@ public final class Format {
     /** An encoder for one writer; see {@link FormatFactory#createEncoder}. */
     public RowEncoder createEncoder(Schema schema) {
         return factory.createEncoder(schema, options);
+    }
+
+    /** Whether the format writes whole files only; see {@link FormatFactory#writesWholeFiles}. */
+    public boolean writesWholeFiles() {
+        return factory.writesWholeFiles();
+    }
+
+    /** A writer of one file; see {@link FormatFactory#createFileWriter}. */
+    public RowFileWriter createFileWriter(Schema schema, OutputStream out) {
+        return factory.createFileWriter(schema, options, out);
     }
 
     @Override

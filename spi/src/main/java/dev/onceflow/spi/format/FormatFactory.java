@@ -3,6 +3,7 @@ package dev.onceflow.spi.format;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.row.Schema;
+import java.io.OutputStream;
 import java.util.List;
 import java.util.Optional;
 
@@ -10,7 +11,7 @@ import java.util.Optional;
  * Makes a record format (json, csv, avro, ...) usable by connectors by name. Found with
  * {@link java.util.ServiceLoader}: a format jar lists its factory in
  * {@code META-INF/services/dev.onceflow.spi.format.FormatFactory}. Rules FMT-1 to FMT-4 in
- * {@code docs/spec.md}.
+ * {@code docs/spec.md}, and FMT-5 for formats that write whole files.
  *
  * <p><b>Caller and thread.</b> Connector factories, on the CLI's main thread before the job starts
  * (to validate: every problem with the options or the schema is found here, FMT-4), and then in
@@ -59,4 +60,35 @@ public interface FormatFactory {
      *     cannot represent a field of {@code schema} (FMT-4)
      */
     RowEncoder createEncoder(Schema schema, OptionValues options);
+
+    /**
+     * Whether this format writes whole files only (Parquet: a file ends with a footer), rather than
+     * one record per message or line (FMT-5). A whole-file format gives no record-at-a-time
+     * decoder or encoder: its {@link #createDecoder} and {@link #createEncoder} throw an
+     * {@link dev.onceflow.spi.factory.OptionException} naming the format, so every connector that
+     * needs records refuses it before the job runs. False by default.
+     */
+    default boolean writesWholeFiles() {
+        return false;
+    }
+
+    /**
+     * A writer of rows of {@code schema} into one new file, whose bytes go to {@code out}, which
+     * starts empty (FMT-5). The writer never closes {@code out}; its {@link RowFileWriter#finish}
+     * writes the file's end and flushes.
+     *
+     * <p><b>Caller and thread.</b> A file sink's writer, on its task thread, once per file; and its
+     * factory while the job file is validated, over {@link OutputStream#nullOutputStream()}, to check
+     * the schema (FMT-4): nothing is written to {@code out} before the first row or {@code finish}.
+     *
+     * <p>The default, right for line formats, writes each row's {@link #createEncoder encoded}
+     * record and {@code \n}, and refuses a record holding a line break where {@link #lineBreaks} is
+     * {@link LineBreaks#ANYWHERE}.
+     *
+     * @throws dev.onceflow.spi.factory.OptionException with one line naming the field, if the format
+     *     cannot represent a field of {@code schema} (FMT-4)
+     */
+    default RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
+        return new LineFileWriter(identifier(), createEncoder(schema, options), lineBreaks(options), out);
+    }
 }

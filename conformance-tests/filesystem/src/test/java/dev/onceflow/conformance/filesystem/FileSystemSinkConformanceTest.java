@@ -18,7 +18,7 @@ class FileSystemSinkConformanceTest extends SinkConformanceSuite {
     }
 
     /** Local disk needs no server: each case writes into a directory of its own. */
-    static final class LocalDirectoryFixture implements SinkExternalSystem {
+    static class LocalDirectoryFixture implements SinkExternalSystem {
 
         @Override
         public void start() {
@@ -48,7 +48,7 @@ class FileSystemSinkConformanceTest extends SinkConformanceSuite {
             return CommittedFiles.inProgress(output(destination));
         }
 
-        private static Path output(TestDestination destination) {
+        static Path output(TestDestination destination) {
             return destination.workDirectory().resolve("output");
         }
     }

@@ -112,7 +112,8 @@ public final class FileSystemSink<T> implements TwoPhaseCommitSink<T, FileTransa
             throw e;
         }
         return new FileSystemSinkWriter<>(context, fs, !FileSystemPaths.isLocal(directory), directory,
-                new PartFileNames(partPrefix, compression.extension()), rollingPolicy, compression, recoveryTimeout,
+                new PartFileNames(partPrefix, lineFormat.writesWholeFiles() ? lineFormat.fileExtension()
+                        : compression.extension()), rollingPolicy, compression, recoveryTimeout,
                 lineFormat);
     }
 
@@ -200,11 +201,31 @@ public final class FileSystemSink<T> implements TwoPhaseCommitSink<T, FileTransa
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if the format writes whole files (Parquet) and a size or
+         *     age limit or a compression is set: such a part file is finished at every checkpoint,
+         *     never split, and its format compresses it (FMT-5)
+         */
         public FileSystemSink<T> build() {
+            if (lineFormat.writesWholeFiles()) {
+                refuseForWholeFiles(maxPartBytes.isPresent(), FileSystemSinkFactory.MAX_PART_BYTES.key(),
+                        "the checkpoint interval sets the file size");
+                refuseForWholeFiles(maxPartAge.isPresent(), FileSystemSinkFactory.MAX_PART_AGE.key(),
+                        "the checkpoint interval sets the file size");
+                refuseForWholeFiles(compression != Compression.NONE, FileSystemSinkFactory.COMPRESSION.key(),
+                        "set the format's own compression option");
+            }
             if (conf == null) {
                 conf = new Configuration();
             }
             return new FileSystemSink<>(this);
+        }
+
+        private void refuseForWholeFiles(boolean set, String option, String instead) {
+            if (set) {
+                throw new IllegalArgumentException("format '" + lineFormat.name() + "' writes whole files, each "
+                        + "finished at a checkpoint: option '" + option + "' applies to line formats only; " + instead);
+            }
         }
     }
 }

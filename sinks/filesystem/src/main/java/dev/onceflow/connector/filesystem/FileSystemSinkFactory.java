@@ -36,16 +36,18 @@ public final class FileSystemSinkFactory implements SinkFactory {
     public static final Option<Long> MAX_PART_BYTES = Option.longOption("rolling.max-part-bytes").atLeast(1L)
             .description("Close a part file and start the next once this many bytes of text were written to it "
                     + "(before compression); "
-                    + "omit to close part files only at checkpoints.");
+                    + "omit to close part files only at checkpoints. Line formats only: a whole-file format (parquet) "
+                    + "closes its files at every checkpoint.");
 
     public static final Option<Duration> MAX_PART_AGE = Option.durationOption("rolling.max-part-age")
             .validate(d -> !d.isZero() && !d.isNegative(), "a positive duration such as 10s")
             .description("Close a part file and start the next once it has been open this long; "
-                    + "omit to close part files only at checkpoints.");
+                    + "omit to close part files only at checkpoints. Line formats only.");
 
     public static final Option<Compression> COMPRESSION = Option.enumOption("compression", Compression.class)
             .defaultValue(Compression.NONE)
-            .description("none, or gzip: each part file one gzip stream, named with .gz.");
+            .description("none, or gzip: each part file one gzip stream, named with .gz. Line formats only: "
+                    + "parquet compresses with its own format option.");
 
     @Override
     public String identifier() {
@@ -54,8 +56,9 @@ public final class FileSystemSinkFactory implements SinkFactory {
 
     @Override
     public String description() {
-        return "Writes records exactly once, one per line in a format (event lines by default), as part files "
-                + "on any Hadoop-compatible file system, committed by rename when a checkpoint completes.";
+        return "Writes records exactly once, one per line in a format (event lines by default) or as whole "
+                + "Parquet files, as part files on any Hadoop-compatible file system, committed by rename when a "
+                + "checkpoint completes.";
     }
 
     @Override
@@ -79,8 +82,12 @@ public final class FileSystemSinkFactory implements SinkFactory {
         } catch (OptionException e) {
             throw new OptionException("sink 'filesystem': " + e.getMessage());
         }
-        return RowSink.ofRows(configured(FileSystemSink.builder(context.options().get(PATH), lines), context.options())
-                .build());
+        try {
+            return RowSink.ofRows(configured(FileSystemSink.builder(context.options().get(PATH), lines),
+                    context.options()).build());
+        } catch (IllegalArgumentException e) {
+            throw new OptionException("sink 'filesystem': " + e.getMessage());
+        }
     }
 
     @Override

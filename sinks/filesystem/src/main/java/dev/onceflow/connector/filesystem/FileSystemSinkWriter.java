@@ -1,5 +1,6 @@
 package dev.onceflow.connector.filesystem;
 
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.sink.PreCommitted;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -72,6 +74,9 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
     private final Compression compression;
     private final Duration recoveryTimeout;
     private final LineFormat<T> lineFormat;
+    /** Whether part files are whole files of the format (Parquet), finished at every pre-commit (FMT-5). */
+    private final boolean wholeFiles;
+    /** The line encoder; null for a whole-file format. */
     private final Function<T, byte[]> encoder;
     private final boolean checkLineBreaks;
     /** Transactions begun and not yet pre-committed or aborted, by {@link FileTransaction#key()}. */
@@ -99,6 +104,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         this.compression = compression;
         this.recoveryTimeout = recoveryTimeout;
         this.lineFormat = lineFormat;
+        this.wholeFiles = lineFormat.writesWholeFiles();
         this.encoder = lineFormat.newEncoder();
         this.checkLineBreaks = lineFormat.mustCheckLineBreaks();
         this.syncThread = Executors.newSingleThreadExecutor(runnable -> {
@@ -140,10 +146,16 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         if (txn.current == null) {
             PartFile part = txn.partName(txn.closed.size());
             // Never overwrite: names are unique per attempt, so an existing file is a bug to surface.
-            txn.current = new PartFileStream(part, fs.create(new Path(part.inProgressPath()), false), compression,
-                    System.nanoTime());
+            FSDataOutputStream file = fs.create(new Path(part.inProgressPath()), false);
+            txn.current = wholeFiles ? new PartFileStream(part, file, lineFormat::newFileWriter, System.nanoTime())
+                    : new PartFileStream(part, file, compression, System.nanoTime());
         }
-        txn.current.write(line(record));
+        if (wholeFiles) {
+            // Only LineFormat.rows makes a whole-file format, so the records are rows.
+            txn.current.write((Row) record);
+        } else {
+            txn.current.write(line(record));
+        }
     }
 
     private OpenTransaction openTransaction(FileTransaction transaction) {

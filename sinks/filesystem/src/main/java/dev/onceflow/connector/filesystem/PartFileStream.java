@@ -1,13 +1,17 @@
 package dev.onceflow.connector.filesystem;
 
+import dev.onceflow.spi.format.RowFileWriter;
+import dev.onceflow.spi.row.Row;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.function.Function;
 import org.apache.hadoop.fs.FSDataOutputStream;
 
 /**
- * The open stream of one in-progress part file. Its length as stored (after compression) becomes
- * the part's pre-committed length.
+ * The open stream of one in-progress part file: lines, or one whole file of a format that writes
+ * whole files (FMT-5). Its length as stored (after compression) becomes the part's pre-committed
+ * length.
  */
 final class PartFileStream implements AutoCloseable {
 
@@ -27,13 +31,35 @@ final class PartFileStream implements AutoCloseable {
     private int buffered;
     private final long openedAtNanos;
     private long bytesWritten;
+    /** Writes the whole file of a whole-file format; null for lines. */
+    private final RowFileWriter fileWriter;
 
+    /** A part file of lines, compressed as {@code compression} says. */
     PartFileStream(PartFile name, FSDataOutputStream out, Compression compression, long openedAtNanos)
             throws IOException {
         this.name = name;
         this.out = out;
-        // The compressor's close (in finish) must end its format without closing the file: syncAndClose does that.
-        OutputStream unclosable = new FilterOutputStream(out) {
+        this.encoded = compression.wrap(unclosable(out));
+        this.openedAtNanos = openedAtNanos;
+        this.fileWriter = null;
+    }
+
+    /** A part file that is one whole file of a format, written by the writer {@code fileWriters} makes. */
+    PartFileStream(PartFile name, FSDataOutputStream out, Function<OutputStream, RowFileWriter> fileWriters,
+            long openedAtNanos) {
+        this.name = name;
+        this.out = out;
+        this.encoded = unclosable(out);
+        this.openedAtNanos = openedAtNanos;
+        this.fileWriter = fileWriters.apply(encoded);
+    }
+
+    /**
+     * The file, whose close only flushes: the compressor's or format's end (in finish) must not
+     * close it, as syncAndClose does that after it made the file durable.
+     */
+    private static OutputStream unclosable(FSDataOutputStream out) {
+        return new FilterOutputStream(out) {
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
                 out.write(b, off, len);
@@ -44,8 +70,6 @@ final class PartFileStream implements AutoCloseable {
                 out.flush();
             }
         };
-        this.encoded = compression.wrap(unclosable);
-        this.openedAtNanos = openedAtNanos;
     }
 
     PartFile name() {
@@ -73,6 +97,11 @@ final class PartFileStream implements AutoCloseable {
         bytesWritten += length;
     }
 
+    /** Adds a row to the whole file of a whole-file format. */
+    void write(Row row) throws IOException {
+        fileWriter.write(row);
+    }
+
     private void flushBuffer() throws IOException {
         if (buffered > 0) {
             encoded.write(buffer, 0, buffered);
@@ -86,13 +115,17 @@ final class PartFileStream implements AutoCloseable {
     }
 
     /**
-     * Ends the part: flushes the buffer and finishes the compressed format, if any, into the file.
+     * Ends the part: flushes the buffer and finishes the compressed format, if any, or the whole
+     * file of a whole-file format (its footer), into the file.
      * Nothing may be written after. The bytes are in the file system client, not yet durable:
      * {@link #syncAndClose} does that, and may run on another thread.
      *
      * @return the part file with the number of bytes in the file, which is final
      */
     PartFile finish() throws IOException {
+        if (fileWriter != null) {
+            fileWriter.finish();
+        }
         flushBuffer();
         encoded.close();
         return name.withLength(out.getPos());

@@ -1,0 +1,17 @@
+package dev.onceflow.format.parquet;
+
+import dev.onceflow.spi.factory.OptionDocs;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the options table of {@code docs/formats/parquet.md} generated from the declarations. When an
+ * option changes, run this test with {@code -Donceflow.docs.update=true} to rewrite the table.
+ */
+class ParquetFormatDocsTest {
+
+    @Test
+    void optionsTableIsGeneratedFromTheDeclarations() throws Exception {
+        OptionDocs.checkPage(Path.of("..", "..", "docs", "formats", "parquet.md"), new ParquetFormatFactory().options());
+    }
+}
