@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code examples/orders.yaml} on its shipped data: JSON orders through a running count per
- * customer into JSON part files, exactly once, also across a crash; every value of every order
- * arrives as it was written (decimals to the cent, unicode, line breaks in text, nested items).
+ * {@code examples/orders.yaml} on its shipped data: JSON orders of 50 or more through a running
+ * count and total per customer into JSON part files, exactly once, also across a crash; every
+ * value of every order arrives as it was written (decimals to the cent, unicode, line breaks in
+ * text, nested items).
  */
 @Timeout(300)
 class OrdersJobTest {
@@ -97,27 +98,44 @@ class OrdersJobTest {
                 .contains("orders-2.json: field 'amount': 12.345 has more than 2 digits after the point for decimal(10, 2)");
     }
 
-    /** Every input order once, with its values, and each customer's counts 1..n in order-id order per file. */
+    /**
+     * Every input order of 50 or more once, with its values; each customer's counts 1..n, and
+     * each total the previous one plus the order's amount.
+     */
     private void checkOutput() throws IOException {
         Map<Long, JsonNode> input = new HashMap<>();
         try (Stream<Path> files = Files.list(dir.resolve("examples/data/orders"))) {
             for (Path file : files.toList()) {
                 for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                     JsonNode order = JSON.readTree(line);
-                    input.put(order.get("order_id").asLong(), order);
+                    if (new BigDecimal(order.get("amount").asText()).compareTo(BigDecimal.valueOf(50)) >= 0) {
+                        input.put(order.get("order_id").asLong(), order);
+                    }
                 }
             }
         }
+        assertThat(input).as("the filter leaves some out").hasSizeBetween(1, 1999);
         List<String> output = committedLines();
         Map<Long, JsonNode> byId = new HashMap<>();
         Map<String, List<Long>> counts = new TreeMap<>();
+        Map<String, TreeMap<Long, JsonNode>> byCustomer = new TreeMap<>();
         for (String line : output) {
             JsonNode row = JSON.readTree(line);
             long id = row.get("order_id").asLong();
             assertThat(byId.put(id, row)).as("order %d twice", id).isNull();
             counts.computeIfAbsent(row.get("customer").asText(), c -> new ArrayList<>()).add(row.get("customer_orders").asLong());
+            byCustomer.computeIfAbsent(row.get("customer").asText(), c -> new TreeMap<>())
+                    .put(row.get("customer_orders").asLong(), row);
         }
-        assertThat(byId.keySet()).as("every order once").isEqualTo(input.keySet());
+        assertThat(byId.keySet()).as("every order of 50 or more once").isEqualTo(input.keySet());
+        byCustomer.forEach((customer, rows) -> {
+            BigDecimal total = BigDecimal.ZERO;
+            for (JsonNode row : rows.values()) {
+                total = total.add(new BigDecimal(row.get("amount").asText()));
+                assertThat(new BigDecimal(row.get("customer_total").asText())).as("total of %s at order %s", customer,
+                        row.get("order_id")).isEqualByComparingTo(total);
+            }
+        });
         for (Map.Entry<Long, JsonNode> entry : input.entrySet()) {
             JsonNode in = entry.getValue();
             JsonNode out = byId.get(entry.getKey());

@@ -58,7 +58,7 @@ import java.util.stream.Collectors;
 public final class JobFileLoader {
 
     /** The steps a job file can use between source and sink. */
-    public static final List<String> STEP_TYPES = List.of("filter", "select", "count-by-key", "throttle");
+    public static final List<String> STEP_TYPES = List.of("filter", "select", "aggregate", "count-by-key", "throttle");
 
     /** Option of the {@code throttle} step. */
     static final Option<Long> THROTTLE_RATE = Option.longOption("rows-per-second").required().atLeast(1L)
@@ -315,6 +315,10 @@ public final class JobFileLoader {
                     SelectStep select = SelectStep.of(schema, raw(step.options()), owner);
                     stream = stream.map(select);
                     schema = select.output();
+                } else if (step.type().equals("aggregate")) {
+                    AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()), owner);
+                    stream = stream.keyBy(aggregate::keyOf, Serializers.STRING).process(aggregate::function);
+                    schema = aggregate.output();
                 } else if (step.type().equals("throttle")) {
                     long rate = OptionValues.validate(owner, raw(step.options()), List.of(THROTTLE_RATE)).get(THROTTLE_RATE);
                     stream = stream.<Row>transform("throttle", () -> new ThrottleOperator<>(rate));

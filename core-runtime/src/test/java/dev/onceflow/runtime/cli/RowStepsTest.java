@@ -100,6 +100,52 @@ class RowStepsTest {
         assertThat(orders).doesNotHaveDuplicates();
     }
 
+    @Test
+    void aggregateKeepsARunningCountSumMinAndMaxPerKeyOfOneOrSeveralFields() throws Exception {
+        Run run = run(job("""
+                - type: select
+                  options: {id: id, key: key, count: count, even: count % 2 == 0}
+                - type: aggregate
+                  uid: totals
+                  options: {key: key, total: sum(count), n: count(), low: min(count), high: max(count)}
+                - type: aggregate
+                  uid: by-parity
+                  options: {key: "key, even", per_parity: count()}
+                """));
+
+        assertThat(run.status()).as(run.err()).isZero();
+        Map<String, Long> rowsByKey = new TreeMap<>();
+        for (String line : committedLines()) {
+            JsonNode row = JSON.readTree(line);
+            long count = row.get("count").asLong(); // the k-th row of its key, as count-by-key numbered it
+            assertThat(row.get("total").asLong()).as(line).isEqualTo(count * (count + 1) / 2);
+            assertThat(row.get("n").asLong()).as(line).isEqualTo(count);
+            assertThat(row.get("low").asLong()).as(line).isEqualTo(1);
+            assertThat(row.get("high").asLong()).as(line).isEqualTo(count);
+            assertThat(row.get("per_parity").asLong()).as(line).isEqualTo((count + 1) / 2);
+            rowsByKey.merge(row.get("key").asText(), 1L, Long::sum);
+        }
+        assertThat(rowsByKey).isEqualTo(Map.of("key-0", 34L, "key-1", 33L, "key-2", 33L));
+    }
+
+    @Test
+    void anAggregateThatDoesNotFitTheInputIsRefusedNamingIt() throws Exception {
+        assertThat(errorFor("- {type: aggregate, options: {key: customer, n: count()}}"))
+                .isEqualTo("steps[1] 'aggregate' option 'key': 'customer' is not a field of the input; fields: id, "
+                        + "key, payload, count");
+        assertThat(errorFor("- {type: aggregate, options: {key: key, total: sum(payload)}}"))
+                .isEqualTo("steps[1] 'aggregate' option 'total': sum of field 'payload', a string not null; sum takes "
+                        + "int, long, float, double or decimal fields");
+        assertThat(errorFor("- {type: aggregate, options: {key: key, total: avg(count)}}"))
+                .isEqualTo("steps[1] 'aggregate' option 'total': 'avg(count)' is not an aggregate; use count(), "
+                        + "sum(field), min(field) or max(field)");
+        assertThat(errorFor("- {type: aggregate, options: {key: key, count: count()}}"))
+                .isEqualTo("steps[1] 'aggregate' option 'count': 'count' is a field of the input already; give the "
+                        + "aggregate another name");
+        assertThat(errorFor("- {type: aggregate, options: {n: count()}}"))
+                .isEqualTo("steps[1] 'aggregate' needs option 'key': the field or fields (a, b) to aggregate by");
+    }
+
     private static List<Long> evens(long upTo) {
         List<Long> evens = new ArrayList<>();
         for (long n = 2; n <= upTo; n += 2) {
