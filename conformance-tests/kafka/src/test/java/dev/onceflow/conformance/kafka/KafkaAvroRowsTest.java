@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceflow.conformance.CommittedFiles;
 import dev.onceflow.conformance.JobProcess;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.io.ByteArrayOutputStream;
@@ -13,13 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.avro.Conversions;
 import org.apache.avro.Schema;
 import org.apache.avro.data.TimeConversions;
@@ -144,7 +142,7 @@ class KafkaAvroRowsTest {
         assertThat(run.await(3)).as("log:\n%s", run.tail()).isZero();
 
         Set<Long> ids = new HashSet<>();
-        for (String line : committedLines()) {
+        for (String line : CommittedFiles.lines(dir.resolve("output"))) {
             JsonNode row = JSON.readTree(line);
             long id = row.get("order_id").asLong();
             assertThat(ids.add(id)).as("order %d twice", id).isTrue();
@@ -172,15 +170,5 @@ class KafkaAvroRowsTest {
         assertThat(Files.readString(dir.resolve("run.log"), StandardCharsets.UTF_8))
                 .contains("cannot read the record at offset 1 of partition avro-other-id-0 (format avro): the record "
                         + "carries schema id 43, but option 'schema-id' is 42");
-    }
-
-    private List<String> committedLines() throws IOException {
-        List<String> lines = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir.resolve("output"))) {
-            for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
-                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
-            }
-        }
-        return lines;
     }
 }
