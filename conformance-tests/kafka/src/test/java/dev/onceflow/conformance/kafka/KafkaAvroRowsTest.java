@@ -40,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Avro records in Confluent's wire format, written to a topic by a plain kafka-clients producer
  * with Avro's own writer (as a Confluent serializer frames them, without a registry), read by a
- * job file in the avro format with a schema file: each record lands once with its values, and a
- * record of another schema id fails the job naming its place.
+ * job file in the avro format with a schema file: each record lands once with its values and its
+ * partition, and a record of another schema id fails the job naming its place.
  */
 @Timeout(300)
 class KafkaAvroRowsTest {
@@ -111,6 +111,7 @@ class KafkaAvroRowsTest {
                     bootstrap-servers: '%s'
                     topics: %s
                     bounded: true
+                    metadata-fields: partition
                   format: {type: avro, options: {schema-file: '%s', wire-format: confluent, schema-id: 42}}
                 steps:
                   - {type: count-by-key, uid: count, options: {key: customer, count: n}}
@@ -152,6 +153,7 @@ class KafkaAvroRowsTest {
             assertThat(Instant.parse(row.get("placed").asText())).as("placed of %d", id)
                     .isEqualTo(Instant.ofEpochMilli(-86_400_000L + id * 1_001));
             assertThat(row.get("tags").toString()).isEqualTo("[\"a\",null]");
+            assertThat(row.get("partition").asLong()).as("partition of %d", id).isEqualTo(id % 2);
         }
         assertThat(ids).hasSize(1_000);
     }

@@ -216,6 +216,28 @@ class AvroFormatTest {
                 .as("the derived schema maps back to the row schema").isEqualTo(TestRows.EVERY_TYPE.fields());
     }
 
+    @Test
+    void valuesTheAvroTypeCannotHoldFailTheWriteNamingTheFieldRatherThanChangeTheValue() {
+        Row order = expectedOrder();
+        var encoder = factory.createEncoder(order.schema(), options(Map.of("schema-file", ORDERS_AVSC)));
+
+        assertThatThrownBy(() -> encoder.encode(order.with(order.schema().position("status"), "LOST")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("format 'avro': field 'status': 'LOST' is not a symbol of enum shop.Status");
+        assertThatThrownBy(() -> encoder.encode(order.with(order.schema().position("checksum"), new byte[3])))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("format 'avro': field 'checksum': 3 bytes for fixed shop.Crc of 4 bytes");
+        Schema times = Schema.of(Field.of("day", DataType.DATE), Field.of("at", DataType.TIMESTAMP_TZ));
+        var derived = factory.createEncoder(times, options(Map.of()));
+        assertThatThrownBy(() -> derived.encode(Row.of(times, LocalDate.MAX, null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("format 'avro': field 'day': +999999999-12-31 is beyond the range of Avro's date");
+        assertThatThrownBy(() -> derived.encode(Row.of(times, null, Instant.MAX)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("format 'avro': field 'at': +1000000000-12-31T23:59:59.999999999Z is beyond the range of "
+                        + "timestamp-micros");
+    }
+
     // --- round trips at the edges of each type ---
 
     private static final Schema ITEM = Schema.of(Field.of("sku", DataType.STRING.notNull()), Field.of("qty", DataType.INT));
