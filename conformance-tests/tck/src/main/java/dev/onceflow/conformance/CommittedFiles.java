@@ -22,17 +22,26 @@ public final class CommittedFiles {
 
     public static List<Event> read(Path directory) throws IOException {
         List<Event> events = new ArrayList<>();
+        for (String line : lines(directory)) {
+            events.add(EventFormat.parse(line));
+        }
+        return events;
+    }
+
+    /** The lines of the visible files, file by file in name order: the records a committed reader sees. */
+    public static List<String> lines(Path directory) throws IOException {
+        List<String> lines = new ArrayList<>();
         for (Path file : files(directory)) {
             if (!hidden(file)) {
                 try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
                     String line;
                     while ((line = reader.readLine()) != null) {
-                        events.add(EventFormat.parse(line));
+                        lines.add(line);
                     }
                 }
             }
         }
-        return events;
+        return lines;
     }
 
     public static List<String> inProgress(Path directory) throws IOException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceflow.conformance.CommittedFiles;
 import dev.onceflow.conformance.JobProcess;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -120,7 +120,7 @@ class KafkaJsonRowsTest {
 
         Set<Long> ids = new HashSet<>();
         Map<String, List<Long>> counts = new HashMap<>();
-        for (String line : committedLines()) {
+        for (String line : CommittedFiles.lines(dir.resolve("output"))) {
             JsonNode row = JSON.readTree(line);
             long id = row.get("order_id").asLong();
             assertThat(ids.add(id)).as("order %d twice", id).isTrue();
@@ -153,15 +153,5 @@ class KafkaJsonRowsTest {
         assertThat(run.await(3)).as("log:\n%s", run.tail()).isEqualTo(1);
         assertThat(Files.readString(dir.resolve("run.log"), StandardCharsets.UTF_8))
                 .contains("cannot read the record at offset 2 of partition not-json-0 (format json): not valid JSON");
-    }
-
-    private List<String> committedLines() throws IOException {
-        List<String> lines = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir.resolve("output"))) {
-            for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
-                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
-            }
-        }
-        return lines;
     }
 }
