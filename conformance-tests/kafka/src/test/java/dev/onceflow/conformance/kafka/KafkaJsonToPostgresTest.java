@@ -125,6 +125,93 @@ class KafkaJsonToPostgresTest {
         assertThat(cutOffRows).as("a crash cut off the commit of a prepared transaction holding rows").isTrue();
     }
 
+    /**
+     * Records without an id of their own: with topic, partition and offset asked for as fields, they
+     * are the rows' primary key, so the idempotent mode upserts a replayed record onto its first
+     * write and a crash leaves each record once.
+     */
+    @Test
+    void recordsWithoutAnIdLandOnceByTheirPositionWithUpsertsThroughACrash() throws Exception {
+        broker.createTopic("payments", 2);
+        Map<String, BigDecimal> written = new HashMap<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+            Map<Long, Future<RecordMetadata>> sends = new HashMap<>();
+            for (long i = 0; i < 2_000; i++) {
+                String value = JSON.writeValueAsString(Map.of("payer", customer(i), "amount", amount(i)));
+                sends.put(i, producer.send(new ProducerRecord<>("payments", (int) (i % 2), null, value)));
+            }
+            for (Map.Entry<Long, Future<RecordMetadata>> send : sends.entrySet()) {
+                RecordMetadata where = send.getValue().get();
+                written.put(where.partition() + "/" + where.offset(), amount(send.getKey()));
+            }
+        }
+        String yaml = """
+                name: payments-by-position
+                parallelism: 2
+                source:
+                  type: kafka
+                  options:
+                    bootstrap-servers: '%s'
+                    topics: payments
+                    bounded: true
+                    metadata-fields: topic, partition, offset
+                  format: json
+                  schema:
+                    fields:
+                      payer: string not null
+                      amount: decimal(10, 2) not null
+                steps:
+                  - {type: throttle, options: {rows-per-second: 200}}
+                sink:
+                  type: jdbc
+                  options:
+                    url: '%s'
+                    user: postgres
+                    table: payments_by_position
+                    mode: idempotent
+                checkpoints:
+                  interval: 300ms
+                  dir: '%s'
+                """.formatted(broker.bootstrapServers(), postgres.url(), dir.resolve("checkpoints"));
+        Path job = dir.resolve("payments.yaml");
+        Files.writeString(job, yaml);
+
+        JobProcess crashed = JobProcess.start(job, "latest",
+                JobProcess.Faults.haltAt(FaultPoints.SOURCE_BEFORE_BARRIER + "@3"), dir.resolve("crash.log"));
+        assertThat(crashed.await(3)).as("halted at the fault point; log:\n%s", crashed.tail())
+                .isEqualTo(FaultPoints.HALT_EXIT_CODE);
+        long beforeResume = count("SELECT count(*) FROM payments_by_position");
+        assertThat(beforeResume).as("the crash came mid-run; log:\n%s", crashed.tail()).isBetween(1L, 1_999L);
+        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
+        assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
+
+        Map<String, BigDecimal> landed = new HashMap<>();
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT \"topic\", \"partition\", \"offset\", amount "
+                        + "FROM payments_by_position")) {
+            while (result.next()) {
+                assertThat(result.getString(1)).isEqualTo("payments");
+                assertThat(landed.put(result.getInt(2) + "/" + result.getLong(3), result.getBigDecimal(4)))
+                        .as("a record twice").isNull();
+            }
+        }
+        assertThat(landed).isEqualTo(written);
+        assertThat(count("SELECT count(*) FROM information_schema.key_column_usage WHERE table_name = "
+                + "'payments_by_position' AND column_name IN ('topic', 'partition', 'offset')"))
+                .as("the created table is keyed by the records' position").isEqualTo(3);
+    }
+
+    private static long count(String sql) throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(sql)) {
+            result.next();
+            return result.getLong(1);
+        }
+    }
+
     /** The table holds every order once, with its values, partition and offset. */
     private static void assertEveryOrderOnce(Map<Long, RecordMetadata> written) throws SQLException {
         List<String> wrong = new ArrayList<>();

@@ -148,7 +148,9 @@ public abstract class KafkaRecordDecoding<T> {
     }
 
     /**
-     * The value's fields followed by the metadata fields.
+     * The value's fields followed by the metadata fields. Keyed by the value's primary key, or, when
+     * it has none and topic, partition and offset are all asked for, by those three: the record's
+     * position, which a replay reproduces.
      *
      * @throws OptionException if a metadata field has the name of a value field, or is asked twice
      */
@@ -167,8 +169,15 @@ public abstract class KafkaRecordDecoding<T> {
             }
             fields.add(Field.of(m.fieldName(), m.type));
         }
-        return Schema.of(fields, valueSchema.primaryKey());
+        return Schema.of(fields, valueSchema.primaryKey().isEmpty() && metadata.containsAll(POSITION)
+                ? POSITION.stream().map(Metadata::fieldName).toList() : valueSchema.primaryKey());
     }
+
+    /**
+     * The metadata that identify a record: the primary key of rows that have no other, so that a
+     * sink writing by key (upserts, document ids) writes a replayed record where it wrote it first.
+     */
+    private static final List<Metadata> POSITION = List.of(Metadata.TOPIC, Metadata.PARTITION, Metadata.OFFSET);
 
     private static byte[] value(ConsumerRecord<byte[], byte[]> record) throws MalformedRecordException {
         if (record.value() == null) {

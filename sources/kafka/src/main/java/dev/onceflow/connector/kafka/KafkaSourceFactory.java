@@ -85,7 +85,8 @@ public final class KafkaSourceFactory implements SourceFactory {
                     + "by commas")
             .description("Fields added after the record's own, in this order, from its place in Kafka: topic (string), "
                     + "partition (int), offset (long), timestamp (timestamptz, the broker's). Topic, partition and "
-                    + "offset identify a record, also on replay. Not with the event format.");
+                    + "offset identify a record, also on replay: with all three and no primary-key declared, they are the "
+                    + "rows' primary key. Not with the event format.");
 
     /** One option per Kafka consumer setting that may be passed through. */
     static final List<Option<String>> PROPERTIES = PassThroughSettings.options(KafkaClientProperties.passThroughKeys(),
