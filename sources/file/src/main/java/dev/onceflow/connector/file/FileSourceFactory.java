@@ -12,6 +12,8 @@ import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.time.Duration;
 import java.util.List;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 
 /** Makes {@link FileSource} usable from job files as {@code file}. */
@@ -25,6 +27,13 @@ public final class FileSourceFactory implements SourceFactory {
             .defaultValue(FileFormat.EVENTS)
             .description("EVENTS: each line is an event (id,key,count,payload); "
                     + "LINES: each line is text, id = <file name>:<byte offset>.");
+
+    public static final Option<String> METADATA_FIELDS = Option.stringOption("metadata-fields")
+            .validate(FileSourceFactory::validMetadata, "names among file, offset, separated by commas")
+            .description("Fields added after the record's own, in this order, from its place: file (string, the "
+                    + "file's name), offset (long, the line's byte offset in it). Together they identify a record, "
+                    + "also on replay: with both and no primary-key declared, they are the rows' primary key. Not "
+                    + "with the event format.");
 
     public static final Option<Duration> DISCOVERY_INTERVAL = Option.durationOption("discovery-interval")
             .validate(d -> !d.isZero() && !d.isNegative(), "a positive duration such as 500ms, 10s, 5m")
@@ -44,7 +53,7 @@ public final class FileSourceFactory implements SourceFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(PATH, FORMAT, DISCOVERY_INTERVAL);
+        return List.of(PATH, FORMAT, METADATA_FIELDS, DISCOVERY_INTERVAL);
     }
 
     /** Event lines, as every job read before rows, unless the job file names a format. */
@@ -62,6 +71,14 @@ public final class FileSourceFactory implements SourceFactory {
     public RowSource<?> createRowSource(Context context) {
         Format format = context.format().orElseThrow();
         OptionValues options = context.options();
+        List<LineDecoding.Metadata> metadata = options.getOptional(METADATA_FIELDS)
+                .map(list -> Arrays.stream(list.split(",")).map(name -> LineDecoding.Metadata.valueOf(
+                        name.strip().toUpperCase(Locale.ROOT))).toList())
+                .orElse(List.of());
+        if (format.identifier().equals("event") && !metadata.isEmpty()) {
+            throw new OptionException("source 'file': option 'metadata-fields' adds fields to rows, which events cannot "
+                    + "hold; name a format such as json");
+        }
         if (context.wantsEvents()) {
             // the event path as it was, LINES included: what earlier job files read, they read the same
             return SourceFactory.super.createRowSource(context);
@@ -72,15 +89,22 @@ public final class FileSourceFactory implements SourceFactory {
                     + "': remove it, or use format: raw for lines of text");
         }
         String owner = "source 'file'";
-        Schema schema = format.schema(context.declaredSchema(), owner);
+        Schema valueSchema = format.schema(context.declaredSchema(), owner);
         LineDecoding<Row> lines;
+        Schema schema;
         try {
-            lines = LineDecoding.rows(format, schema);
+            lines = LineDecoding.rows(format, valueSchema, metadata);
+            schema = LineDecoding.schema(valueSchema, metadata);
         } catch (OptionException e) {
             throw new OptionException(owner + ": " + e.getMessage());
         }
         return RowSource.ofRows(schema, FileSource.builder(options.get(PATH), lines)
                 .discoveryInterval(options.getOptional(DISCOVERY_INTERVAL)).build());
+    }
+
+    private static boolean validMetadata(String list) {
+        return Arrays.stream(list.split(",")).map(String::strip).allMatch(name -> Arrays.stream(
+                LineDecoding.Metadata.values()).anyMatch(m -> m.fieldName().equals(name)));
     }
 
     @Override

@@ -1,11 +1,16 @@
 package dev.onceflow.connector.file;
 
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.format.LineBreaks;
 import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.format.RowDecoder;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -43,7 +48,59 @@ public interface LineDecoding<T> {
 
     /** Rows of {@code schema} in {@code format}; checks now that the format can read them (FMT-4). */
     static LineDecoding<Row> rows(Format format, Schema schema) {
+        return rows(format, schema, List.of());
+    }
+
+    /** A line's place in its file, which a source can add to its row as a field. */
+    enum Metadata {
+        /** The file's name. */
+        FILE(DataType.STRING.notNull()),
+        /** The line's byte offset in its file: with the file, the record's identity. */
+        OFFSET(DataType.LONG.notNull());
+
+        private final DataType type;
+
+        Metadata(DataType type) {
+            this.type = type;
+        }
+
+        /** The field's name: the constant in lower case. */
+        String fieldName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * The value's fields followed by the metadata fields. Keyed by the value's primary key, or, when
+     * it has none and both file and offset are asked for, by those two: the line's position, which a
+     * replay reproduces.
+     *
+     * @throws OptionException if a metadata field has the name of a value field, or is asked twice
+     */
+    static Schema schema(Schema valueSchema, List<Metadata> metadata) {
+        if (metadata.isEmpty()) {
+            return valueSchema;
+        }
+        List<Field> fields = new ArrayList<>(valueSchema.fields());
+        for (Metadata m : metadata) {
+            if (fields.stream().anyMatch(f -> f.name().equals(m.fieldName()))) {
+                throw new OptionException("metadata field '" + m.fieldName() + "' is asked twice, or has the name "
+                        + "of a field of the records' schema; rename that field");
+            }
+            fields.add(Field.of(m.fieldName(), m.type));
+        }
+        return Schema.of(fields, valueSchema.primaryKey().isEmpty() && metadata.containsAll(List.of(Metadata.values()))
+                ? List.of(Metadata.FILE.fieldName(), Metadata.OFFSET.fieldName()) : valueSchema.primaryKey());
+    }
+
+    /**
+     * Rows of {@code schema} in {@code format}, followed by the {@code metadata} fields; checks now
+     * that the format can read them (FMT-4).
+     */
+    static LineDecoding<Row> rows(Format format, Schema valueSchema, List<Metadata> metadata) {
         Objects.requireNonNull(format, "format");
+        Schema schema = valueSchema;
+        Schema rows = schema(valueSchema, metadata);
         format.createDecoder(schema);
         boolean quoted = format.lineBreaks() == LineBreaks.QUOTED;
         return new LineDecoding<>() {
@@ -60,7 +117,17 @@ public interface LineDecoding<T> {
             @Override
             public Parser<Row> newParser() {
                 RowDecoder decoder = format.createDecoder(schema);
-                return (fileName, offset, line) -> decoder.decode(line);
+                if (metadata.isEmpty()) {
+                    return (fileName, offset, line) -> decoder.decode(line);
+                }
+                int size = schema.size();
+                return (fileName, offset, line) -> {
+                    Object[] values = java.util.Arrays.copyOf(decoder.decode(line).values(), rows.size());
+                    for (int i = 0; i < metadata.size(); i++) {
+                        values[size + i] = metadata.get(i) == Metadata.FILE ? fileName : offset;
+                    }
+                    return Row.of(rows, values);
+                };
             }
 
             @Override

@@ -51,7 +51,7 @@ class FileSourceFactoryTest {
                 .isInstanceOf(OptionException.class).hasMessageContaining("option 'discovery-interval' has value 'soon'");
         assertThatThrownBy(() -> validate(Map.of("path", "/in", "interval", "1s")))
                 .isInstanceOf(OptionException.class)
-                .hasMessage("source 'file': unknown option 'interval'; accepted options: path, format, discovery-interval");
+                .hasMessage("source 'file': unknown option 'interval'; accepted options: path, format, metadata-fields, discovery-interval");
     }
 
     private OptionValues validate(Map<String, String> raw) {

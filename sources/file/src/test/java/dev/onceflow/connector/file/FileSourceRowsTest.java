@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.format.csv.CsvFormatFactory;
+import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.Format;
@@ -37,7 +38,11 @@ class FileSourceRowsTest {
     private List<Row> read(Format format, Schema schema, byte[] content) throws Exception {
         Path file = dir.resolve("in.txt");
         Files.write(file, content);
-        FileSource<Row> source = FileSource.builder(dir.toString(), LineDecoding.rows(format, schema)).build();
+        return read(LineDecoding.rows(format, schema), file);
+    }
+
+    private List<Row> read(LineDecoding<Row> lines, Path file) throws Exception {
+        FileSource<Row> source = FileSource.builder(dir.toString(), lines).build();
         List<Row> rows = new ArrayList<>();
         try (SourceReader<Row, FileSplit> reader = source.createReader(new SourceReaderContext() {
             @Override
@@ -95,5 +100,26 @@ class FileSourceRowsTest {
 
         assertThat(rows).containsExactly(Row.of(schema, 1L, "two\nlines, \"quoted\""), Row.of(schema, 2L, null),
                 Row.of(schema, 3L, ""));
+    }
+
+    @Test
+    void metadataFieldsAddEachLinesFileAndOffsetWhichKeyRowsWithoutAKey() throws Exception {
+        Format json = format(new JsonFormatFactory(), Map.of());
+        Schema values = Schema.of(Field.of("payer", DataType.STRING.notNull()));
+        List<LineDecoding.Metadata> metadata = List.of(LineDecoding.Metadata.FILE, LineDecoding.Metadata.OFFSET);
+        Path file = dir.resolve("in.txt");
+        Files.write(file, "{\"payer\":\"a\"}\n{\"payer\":\"Zoë\"}\n{\"payer\":\"c\"}\n"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        Schema schema = LineDecoding.schema(values, metadata);
+        List<Row> rows = read(LineDecoding.rows(json, values, metadata), file);
+
+        assertThat(schema.primaryKey()).containsExactly("file", "offset");
+        assertThat(rows).containsExactly(Row.of(schema, "a", "in.txt", 0L), Row.of(schema, "Zoë", "in.txt", 14L),
+                Row.of(schema, "c", "in.txt", 31L));
+        assertThat(LineDecoding.schema(values.withPrimaryKey("payer"), metadata).primaryKey())
+                .as("a declared key stays").containsExactly("payer");
+        assertThat(LineDecoding.schema(values, List.of(LineDecoding.Metadata.OFFSET)).primaryKey())
+                .as("an offset alone is no identity across files").isEmpty();
     }
 }
