@@ -30,6 +30,15 @@ public interface SourceFactory {
     List<Option<?>> options();
 
     /**
+     * Every option the source accepts from a job file that declares {@code declaredSchema}: for a
+     * source with settings per field, named after the fields (such as {@code fields.<name>.min}).
+     * The runtime validates the job file's options against this list. By default {@link #options()}.
+     */
+    default List<Option<?>> options(Schema declaredSchema) {
+        return options();
+    }
+
+    /**
      * The format this source decodes records with when the job file names none, or empty if the
      * source takes no format (it makes its rows itself); a job file that gives a format to such a
      * source is refused.
