@@ -12,8 +12,6 @@ import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,6 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A job file that declares a schema gets datagen rows of it: run through the command line into
@@ -108,16 +105,9 @@ class DatagenSchemaJobTest {
 
     @Test
     void theCommittedRowsAreExactlyTheGeneratorsRowsOfEachSequenceNumberOnce() throws Exception {
-        Path file = JobFiles.write(dir, "job.yaml", jobFile());
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = OnceflowCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
+        JobFiles.Run run = JobFiles.run(JobFiles.write(dir, "job.yaml", jobFile()));
 
-        int status = cli.execute("run", file.toString(), "--progress-interval", "0");
-
-        assertThat(status).as(err.toString()).isZero();
+        assertThat(run.status()).as(run.err()).isZero();
         List<Row> expected = new ArrayList<>();
         RowGenerator generator = generator();
         for (long s = 0; s < ROWS; s++) {

@@ -16,7 +16,8 @@ import java.util.Optional;
 public final class DatagenSourceFactory implements SourceFactory {
 
     public static final Option<Long> ROWS = Option.longOption("rows").atLeast(1L)
-            .description("Number of records to generate; omit for an unbounded source.");
+            .description("Number of records to generate; omit for an unbounded source (with a schema: "
+                    + "one that ends when a sequence field runs out).");
 
     public static final Option<Integer> KEYS = Option.intOption("keys").defaultValue(10).atLeast(1)
             .description("Number of distinct keys; record s gets key \"key-\" + s % keys. Without a schema only.");
