@@ -26,7 +26,10 @@ public interface SourceFactory {
     /** One sentence for {@code --help} and the docs. */
     String description();
 
-    /** Every option the source accepts. Anything else in a job file is an error. */
+    /**
+     * Every option the source accepts from a job file that declares no schema. Anything else in a
+     * job file is an error.
+     */
     List<Option<?>> options();
 
     /**
