@@ -269,17 +269,18 @@ public final class JobFileLoader {
         } catch (JobFileException e) {
             throw new JobFileException(where + ": " + e.getMessage());
         }
-        OptionValues sourceOptions = connectorOptions(where + ": source '" + sourceFactory.identifier() + "'",
-                spec.source(), sourceFactory.options());
+        String sourceOwner = "source '" + sourceFactory.identifier() + "'";
+        // before the options: a source may accept options named after the declared fields
+        Optional<Schema> declared = schema(spec.source().schema(), where, sourceOwner);
+        OptionValues sourceOptions = connectorOptions(where + ": " + sourceOwner, spec.source(),
+                declared.isPresent() ? sourceFactory.options(declared.get()) : sourceFactory.options());
         OptionValues sinkOptions = connectorOptions(where + ": sink '" + sinkFactory.identifier() + "'", spec.sink(),
                 sinkFactory.options());
 
         StringBuilder description = new StringBuilder();
         try {
-            String sourceOwner = "source '" + sourceFactory.identifier() + "'";
             Optional<Format> sourceFormat = format(spec.source().format(), sourceFactory.defaultFormat(), where,
                     sourceOwner);
-            Optional<Schema> declared = schema(spec.source().schema(), where, sourceOwner);
             RowSource<?> source = sourceFactory.createRowSource(new SourceFactory.Context() {
                 @Override
                 public OptionValues options() {

@@ -63,12 +63,16 @@ class JobFileLoaderTest {
     }
 
     @Test
-    void aSourceThatMakesItsOwnRowsRefusesAFormatAndAnotherSchema() throws Exception {
+    void aSourceThatMakesItsOwnRowsRefusesAFormatAndSettingsOfFieldsItsSchemaDoesNotHave() throws Exception {
         assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  format: json\n")))
                 .endsWith(": source 'datagen' takes no format; remove its format:");
+        // datagen makes rows of a declared schema, with options named after its fields
         assertThat(errorFor(JobFiles.validWith(dir, "  type: datagen\n", "  type: datagen\n  schema: {fields: {id: string}}\n")))
-                .endsWith(": source 'datagen' yields rows of row<id string not null, key string not null, "
-                        + "payload string not null, count long not null> primary key (id); remove the job file's schema");
+                .contains(": source 'datagen': unknown option 'keys'; accepted options: rows, rows-per-second, splits, "
+                        + "split-assignment, seed, fields.id.kind, ");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n",
+                "    fields.idd.kind: sequence\n  schema: {fields: {id: long}}\n")))
+                .contains(": source 'datagen': unknown option 'fields.idd.kind'; accepted options: ");
     }
 
     @Test

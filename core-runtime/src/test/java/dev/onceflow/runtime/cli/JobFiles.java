@@ -47,6 +47,21 @@ final class JobFiles {
         return valid.replaceFirst(java.util.regex.Pattern.quote(from), java.util.regex.Matcher.quoteReplacement(to));
     }
 
+    /** A job's exit status, and what it wrote to stdout and stderr. */
+    record Run(int status, String out, String err) {
+    }
+
+    /** Runs the job file {@code file} in-process with the command line, without progress lines. */
+    static Run run(Path file) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cli = OnceflowCli.commandLine();
+        cli.setOut(new java.io.PrintWriter(out, true));
+        cli.setErr(new java.io.PrintWriter(err, true));
+        int status = cli.execute("run", file.toString(), "--progress-interval", "0");
+        return new Run(status, out.toString(), err.toString());
+    }
+
     static Path write(Path dir, String name, String content) throws IOException {
         Path file = dir.resolve(name);
         Files.writeString(file, content);

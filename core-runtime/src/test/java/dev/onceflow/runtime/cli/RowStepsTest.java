@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +16,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The {@code filter} and {@code select} steps in a job that runs: CEL expressions over the fields
@@ -39,19 +36,9 @@ class RowStepsTest {
                 .replace("    path: " + dir.resolve("out") + "\n", "    path: " + dir.resolve("out") + "\n  format: json\n");
     }
 
-    /** Runs {@code yaml} with the command line; its exit status, and what it wrote to stdout and stderr. */
-    private record Run(int status, String out, String err) {
-    }
-
-    private Run run(String yaml) throws IOException {
-        Path file = JobFiles.write(dir, "steps.yaml", yaml);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = OnceflowCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int status = cli.execute("run", file.toString(), "--progress-interval", "0");
-        return new Run(status, out.toString(), err.toString());
+    /** Runs {@code yaml} with the command line. */
+    private JobFiles.Run run(String yaml) throws IOException {
+        return JobFiles.run(JobFiles.write(dir, "steps.yaml", yaml));
     }
 
     private static final String STEPS = """
@@ -72,7 +59,7 @@ class RowStepsTest {
 
     @Test
     void filterKeepsTheRowsItsExpressionIsTrueForAndSelectMakesTheFieldsItLists() throws Exception {
-        Run run = run(job(STEPS));
+        JobFiles.Run run = run(job(STEPS));
 
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.out()).contains("datagen -> count-by-key -> filter -> select -> filesystem");
@@ -197,7 +184,7 @@ class RowStepsTest {
 
     @Test
     void aRowAnExpressionFailsOnFailsTheJobNamingTheRecord() throws Exception {
-        Run run = run(job("- {type: filter, options: {where: \"100 / (count - 5) > 0\"}}"));
+        JobFiles.Run run = run(job("- {type: filter, options: {where: \"100 / (count - 5) > 0\"}}"));
 
         assertThat(run.status()).isNotZero();
         assertThat(run.err()).containsPattern("steps\\[1\\] 'filter': '100 / \\(count - 5\\) > 0' failed on record "

@@ -78,6 +78,19 @@ public final class Option<T> {
                 "a duration such as 500ms, 10s, 5m");
     }
 
+    /**
+     * An option read by {@code parser}, for values none of the other kinds reads: a value in a
+     * row field's type, a fraction. The parser throws an unchecked exception for text it does not
+     * accept; the message then says the value and {@code whatIsAccepted}.
+     *
+     * @param typeName the type as the docs' tables show it
+     */
+    public static <T> Option<T> parsedBy(String key, String typeName, Function<String, T> parser,
+            String whatIsAccepted) {
+        return new Option<>(key, typeName, Objects.requireNonNull(parser, "parser"), null, false, "", v -> true,
+                whatIsAccepted);
+    }
+
     /** One of an enum's constants, matched case-insensitively with {@code -} for {@code _}. */
     public static <E extends Enum<E>> Option<E> enumOption(String key, Class<E> type) {
         StringBuilder names = new StringBuilder();

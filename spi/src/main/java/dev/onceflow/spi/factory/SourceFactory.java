@@ -26,8 +26,20 @@ public interface SourceFactory {
     /** One sentence for {@code --help} and the docs. */
     String description();
 
-    /** Every option the source accepts. Anything else in a job file is an error. */
+    /**
+     * Every option the source accepts from a job file that declares no schema. Anything else in a
+     * job file is an error.
+     */
     List<Option<?>> options();
+
+    /**
+     * Every option the source accepts from a job file that declares {@code declaredSchema}: for a
+     * source with settings per field, named after the fields (such as {@code fields.<name>.min}).
+     * The runtime validates the job file's options against this list. By default {@link #options()}.
+     */
+    default List<Option<?>> options(Schema declaredSchema) {
+        return options();
+    }
 
     /**
      * The format this source decodes records with when the job file names none, or empty if the

@@ -29,6 +29,20 @@ class OptionTest {
                 .hasMessage("'106751991168d' is longer than the longest duration accepted, 106751991167d");
     }
 
+    /** A parser's own exception is never shown: the message names the option, the value and what is accepted. */
+    @Test
+    void anOptionReadByItsOwnParserNamesWhatItAccepts() {
+        Option<Double> rate = Option.parsedBy("null-rate", "double", Double::valueOf, "a number from 0 to 1")
+                .validate(r -> r >= 0 && r <= 1, "a number from 0 to 1");
+
+        assertThat(rate.parse("source 'x'", " 0.25 ")).isEqualTo(0.25);
+        assertThat(rate.typeName()).isEqualTo("double");
+        assertThatThrownBy(() -> rate.parse("source 'x'", "lots")).isInstanceOf(OptionException.class)
+                .hasMessage("source 'x': option 'null-rate' has value 'lots'; expected a number from 0 to 1");
+        assertThatThrownBy(() -> rate.parse("source 'x'", "2")).isInstanceOf(OptionException.class)
+                .hasMessage("source 'x': option 'null-rate' has value '2'; expected a number from 0 to 1");
+    }
+
     /** These overflowed into an ArithmeticException (or a NumberFormatException that said nothing useful). */
     @Test
     void aDurationThatOverflowsIsRefusedInWords() {

@@ -13,6 +13,7 @@ import dev.onceflow.spi.source.SplitEnumeratorContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.LongFunction;
 
 /**
  * A deterministic, replayable generator of {@link Event}s, for tests, demos and benchmarks.
@@ -125,11 +126,26 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
      * splits and state, without an event made and converted per record. Job files read these.
      */
     public ReplayableSource<Row, DatagenSplit, DatagenEnumeratorState> asRows() {
-        return new Rows();
+        return new Rows(generator::rowAt);
+    }
+
+    /**
+     * This source yielding the rows of {@code generator} instead of events: the same splits and
+     * state, the generator's row of each sequence number. The caller keeps this source's rows
+     * within {@link RowGenerator#length()}, as {@link DatagenSourceFactory} does.
+     */
+    public ReplayableSource<Row, DatagenSplit, DatagenEnumeratorState> asRows(RowGenerator generator) {
+        return new Rows(generator::rowAt);
     }
 
     /** The same source, with readers that make rows. */
     private final class Rows implements ReplayableSource<Row, DatagenSplit, DatagenEnumeratorState> {
+
+        private final LongFunction<Row> rowAt;
+
+        Rows(LongFunction<Row> rowAt) {
+            this.rowAt = rowAt;
+        }
 
         @Override
         public Boundedness boundedness() {
@@ -150,7 +166,7 @@ public final class DatagenSource implements ReplayableSource<Event, DatagenSplit
 
         @Override
         public SourceReader<Row, DatagenSplit> createReader(SourceReaderContext context) {
-            return new DatagenReader<>(generator::rowAt, context, ratePerReader(context));
+            return new DatagenReader<>(rowAt, context, ratePerReader(context));
         }
 
         @Override

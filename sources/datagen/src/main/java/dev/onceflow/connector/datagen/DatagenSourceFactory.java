@@ -6,16 +6,21 @@ import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
 import dev.onceflow.spi.record.EventRows;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Schema;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Makes {@link DatagenSource} usable from job files as {@code datagen}. */
 public final class DatagenSourceFactory implements SourceFactory {
 
     public static final Option<Long> ROWS = Option.longOption("rows").atLeast(1L)
-            .description("Number of records to generate; omit for an unbounded source.");
+            .description("Number of records to generate; omit for an unbounded source (with a schema: "
+                    + "one that ends when a sequence field runs out).");
 
     public static final Option<Integer> KEYS = Option.intOption("keys").defaultValue(10).atLeast(1)
-            .description("Number of distinct keys; record s gets key \"key-\" + s % keys.");
+            .description("Number of distinct keys; record s gets key \"key-\" + s % keys. Without a schema only.");
 
     public static final Option<Long> ROWS_PER_SECOND = Option.longOption("rows-per-second").defaultValue(0L)
             .atLeast(0L).description("Records per second across all readers; 0 means as fast as possible.");
@@ -31,7 +36,12 @@ public final class DatagenSourceFactory implements SourceFactory {
                     + "handed out as readers ask, so readers that run at different speeds finish together.");
 
     public static final Option<Integer> PAYLOAD_SIZE = Option.intOption("payload-size").defaultValue(16).atLeast(0)
-            .description("Length in characters of each record's deterministic payload.");
+            .description("Length in characters of each record's deterministic payload. Without a schema only.");
+
+    public static final Option<Long> SEED = Option.longOption("seed").defaultValue(0L)
+            .description("With a schema only: the seed of the random values; the same seed makes the same rows.");
+
+    private static final String OWNER = "source 'datagen'";
 
     @Override
     public String identifier() {
@@ -40,7 +50,8 @@ public final class DatagenSourceFactory implements SourceFactory {
 
     @Override
     public String description() {
-        return "Generates deterministic, replayable keyed events, bounded or unbounded, optionally rate-limited.";
+        return "Generates deterministic, replayable keyed events, or rows of a declared schema, bounded or unbounded, "
+                + "optionally rate-limited.";
     }
 
     @Override
@@ -48,27 +59,80 @@ public final class DatagenSourceFactory implements SourceFactory {
         return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, PAYLOAD_SIZE);
     }
 
-    /** Rows of the event's fields, made as rows: the same values the events would give. */
+    /**
+     * With a declared schema, the options without those of events ({@code keys},
+     * {@code payload-size}) and with {@code seed} and each field's {@code fields.<name>.*}: a
+     * misspelt setting or a field that is not in the schema is an unknown option.
+     */
+    @Override
+    public List<Option<?>> options(Schema declaredSchema) {
+        List<Option<?>> options = new ArrayList<>(List.of(ROWS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, SEED));
+        for (Field field : declaredSchema.fields()) {
+            if (FieldOptions.unsupported(field.type()) == null) {
+                options.addAll(FieldOptions.of(field).declared());
+            }
+        }
+        return options;
+    }
+
+    /**
+     * Every option as the docs list them: those without a schema, {@code seed}, and the settings
+     * of a field called {@code <name>}.
+     */
+    public List<Option<?>> documentedOptions() {
+        List<Option<?>> options = new ArrayList<>(options());
+        options.add(SEED);
+        options.addAll(FieldOptions.template());
+        return options;
+    }
+
+    /**
+     * Without a declared schema, the events' fields made as rows: the same values the events would
+     * give. With one, rows of that schema from each field's generator.
+     */
     @Override
     public RowSource<?> createRowSource(Context context) {
-        context.declaredSchema().ifPresent(schema -> {
-            if (!schema.equals(EventRows.SCHEMA)) {
-                throw new OptionException("source 'datagen' yields rows of " + EventRows.SCHEMA
-                        + "; remove the job file's schema");
-            }
-        });
-        return RowSource.ofRows(EventRows.SCHEMA, createSource(context.options()).asRows());
+        if (context.declaredSchema().isEmpty()) {
+            return RowSource.ofRows(EventRows.SCHEMA, createSource(context.options()).asRows());
+        }
+        Schema schema = context.declaredSchema().get();
+        OptionValues options = context.options();
+        RowGenerator generator = RowGenerator.of(schema, options, options.get(SEED), OWNER);
+        DatagenSource.Builder builder = builder(options);
+        long length = generator.length();
+        Optional<Long> rows = options.getOptional(ROWS);
+        if (rows.isPresent() && rows.get() > length) {
+            String field = generator.shortestSequence().orElseThrow();
+            throw new OptionException(OWNER + ": option 'rows' is " + rows.get() + ", more than the " + length
+                    + " values of field '" + field + "''s sequence; lower rows or widen " + FieldOptions.PREFIX + field
+                    + ".start and .end");
+        }
+        if (rows.isPresent()) {
+            builder.rows(rows.get());
+        } else if (length < Long.MAX_VALUE) {
+            builder.rows(length); // a sequence that runs out ends the source
+        }
+        try {
+            return RowSource.ofRows(schema, builder.build().asRows(generator));
+        } catch (IllegalArgumentException e) {
+            throw new OptionException(OWNER + ": " + e.getMessage());
+        }
     }
 
     @Override
     public DatagenSource createSource(OptionValues options) {
-        DatagenSource.Builder builder = DatagenSource.builder()
+        DatagenSource.Builder builder = builder(options)
                 .keys(options.get(KEYS))
-                .rowsPerSecond(options.get(ROWS_PER_SECOND))
-                .splits(options.get(SPLITS))
-                .splitAssignment(options.get(SPLIT_ASSIGNMENT))
                 .payloadSize(options.get(PAYLOAD_SIZE));
         options.getOptional(ROWS).ifPresent(builder::rows);
         return builder.build();
+    }
+
+    /** A builder with the options events and rows of a schema share, but rows. */
+    private static DatagenSource.Builder builder(OptionValues options) {
+        return DatagenSource.builder()
+                .rowsPerSecond(options.get(ROWS_PER_SECOND))
+                .splits(options.get(SPLITS))
+                .splitAssignment(options.get(SPLIT_ASSIGNMENT));
     }
 }
