@@ -89,7 +89,7 @@ class RowStepsTest {
 
     @Test
     void aggregateKeepsARunningCountSumMinAndMaxPerKeyOfOneOrSeveralFields() throws Exception {
-        Run run = run(job("""
+        JobFiles.Run run = run(job("""
                 - type: select
                   options: {id: id, key: key, count: count, even: count % 2 == 0}
                 - type: aggregate
