@@ -10,13 +10,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,7 +58,8 @@ class CopiedJobDirectoryCliTest {
         assertThat(killed.haltedAtFaultPoint()).as("halted before the commit of checkpoint 3; log:%n%s", killed.tail())
                 .isTrue();
         assertThat(CommittedFiles.inProgress(original.resolve("out"))).as("a pre-committed part file is left").isNotEmpty();
-        Map<String, String> originalBefore = files(original);
+        Path originalBefore = work.resolve("a-before");
+        copyTree(original, originalBefore);
 
         copyTree(original, copy);
         JobProcess resumed = JobProcess.start(copy.resolve("job.yaml"), "latest", JobProcess.Faults.NONE,
@@ -78,27 +74,16 @@ class CopiedJobDirectoryCliTest {
         assertThat(ids).as("the copy's output holds every record once")
                 .isEqualTo(LongStream.range(0, ROWS).boxed().toList());
         assertThat(CommittedFiles.inProgress(copy.resolve("out"))).isEmpty();
-        assertThat(files(original)).as("the original job directory (output, checkpoints) is byte for byte as it was")
-                .isEqualTo(originalBefore);
+        Process diff = new ProcessBuilder("diff", "-r", originalBefore.toString(), original.toString())
+                .redirectErrorStream(true).start();
+        String differences = new String(diff.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(diff.waitFor()).as("the original job directory (output, checkpoints) is byte for byte as it was:%n%s",
+                differences).isZero();
     }
 
-    /** Every file under {@code directory}, hidden ones too, by relative path: its bytes in hex. */
-    private static Map<String, String> files(Path directory) throws IOException {
-        Map<String, String> files = new TreeMap<>();
-        try (Stream<Path> tree = Files.walk(directory)) {
-            for (Path file : tree.filter(Files::isRegularFile).toList()) {
-                files.put(directory.relativize(file).toString(), HexFormat.of().formatHex(Files.readAllBytes(file)));
-            }
-        }
-        return files;
-    }
-
-    /** As {@code cp -a from to}: every file, hidden ones too. */
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> tree = Files.walk(from)) {
-            for (Path source : tree.toList()) {
-                Files.copy(source, to.resolve(from.relativize(source).toString()), StandardCopyOption.COPY_ATTRIBUTES);
-            }
-        }
+    /** {@code cp -a from to}, as the user did. */
+    private static void copyTree(Path from, Path to) throws IOException, InterruptedException {
+        Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
+        assertThat(cp.waitFor()).as("cp -a %s %s", from, to).isZero();
     }
 }

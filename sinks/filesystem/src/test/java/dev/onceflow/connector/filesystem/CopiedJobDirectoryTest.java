@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -215,12 +214,9 @@ class CopiedJobDirectoryTest {
         return files;
     }
 
-    /** As {@code cp -a from to}: every file, hidden ones too. */
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> tree = Files.walk(from)) {
-            for (Path source : tree.toList()) {
-                Files.copy(source, to.resolve(from.relativize(source).toString()), StandardCopyOption.COPY_ATTRIBUTES);
-            }
-        }
+    /** {@code cp -a from to}, as the user did. */
+    private static void copyTree(Path from, Path to) throws IOException, InterruptedException {
+        Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
+        assertThat(cp.waitFor()).as("cp -a %s %s", from, to).isZero();
     }
 }
