@@ -255,7 +255,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
             // Hadoop's "Wrong FS": this writer's client cannot reach the other file system.
             throw new IOException("the restored transaction " + transaction.key() + " was written on another file "
                     + "system than this sink's output directory " + directoryName + " and is not in it; set the sink's"
-                    + " path back to " + transaction.directory() + " to commit it");
+                    + " path back to " + transaction.directory() + " to commit it", e);
         }
         if (!there) {
             PartFile part = transaction.parts().get(0);

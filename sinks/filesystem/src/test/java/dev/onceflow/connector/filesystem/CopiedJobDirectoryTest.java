@@ -107,6 +107,19 @@ class CopiedJobDirectoryTest {
     }
 
     @Test
+    void aHandleWrittenOnAnotherFileSystemAndNotCopiedHereFailsNamingThePathToSet() throws Exception {
+        FileTransaction onHdfs = FileTransaction.of("hdfs://nn:8020/out/.part-0-3-0-a1.inprogress",
+                "hdfs://nn:8020/out/part-0-3-0-a1", 10);
+
+        try (TransactionalWriter<Event, FileTransaction> resumed = writer(root.resolve("out"), "a2")) {
+            assertThatThrownBy(() -> resumed.recoverAndCommit(onHdfs)).isInstanceOf(IOException.class)
+                    .hasMessage("the restored transaction hdfs://nn:8020/out/.part-0-3-0-a1.inprogress was written on "
+                            + "another file system than this sink's output directory file:" + root.resolve("out")
+                            + " and is not in it; set the sink's path back to hdfs://nn:8020/out to commit it");
+        }
+    }
+
+    @Test
     void aHandleOfTheBuildBeforeDirectoriesCommitsIntoTheCopyToo() throws Exception {
         List<Event> events = events(0, 20);
         Crash crash = crash(root.resolve("jobs/a"), events);
