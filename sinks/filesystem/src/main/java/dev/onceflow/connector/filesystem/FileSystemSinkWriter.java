@@ -67,6 +67,8 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
     /** Whether {@link #close()} closes {@link #fs}: a client of its own, not Hadoop's shared local one. */
     private final boolean ownsFileSystem;
     private final Path directory;
+    /** {@link #directory} as handles record it. */
+    private final String directoryName;
     private final PartFileNames names;
     private final RollingPolicy rollingPolicy;
     /** Whether {@link #rollingPolicy} needs asking per record: by default files roll only at barriers. */
@@ -98,6 +100,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         this.fs = fs;
         this.ownsFileSystem = ownsFileSystem;
         this.directory = directory;
+        this.directoryName = directory.toString();
         this.names = names;
         this.rollingPolicy = rollingPolicy;
         this.rollsWithinCheckpoint = rollingPolicy.rollsWithinCheckpoint();
@@ -120,7 +123,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         OpenTransaction transaction = new OpenTransaction(checkpointId);
         PartFile first = transaction.partName(0);
         open.put(first.inProgressPath(), transaction);
-        return new FileTransaction(List.of(first));
+        return new FileTransaction(directoryName, List.of(first));
     }
 
     /** The record's line, refused if it holds a line break its format does not mark: it would read back as two. */
@@ -189,7 +192,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         if (txn.closed.isEmpty()) {
             return PreCommitted.durable(transaction); // nothing written: the planned first part, length 0, no file
         }
-        return new PreCommitted<>(new FileTransaction(txn.closed),
+        return new PreCommitted<>(new FileTransaction(directoryName, txn.closed),
                 CompletableFuture.allOf(txn.syncs.toArray(CompletableFuture[]::new)));
     }
 
@@ -203,13 +206,77 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         commitPreCommitted(transaction);
     }
 
-    /** 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost data. */
+    /**
+     * 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost
+     * data; 2PC-10: a restored handle commits where its files are.
+     */
     private void commitPreCommitted(FileTransaction transaction) throws IOException {
-        for (PartFile part : transaction.parts()) {
+        for (PartFile part : located(transaction).parts()) {
             if (part.length() > 0) {
                 commitPartOutsideSafeMode(part);
             }
         }
+    }
+
+    /**
+     * Rule 2PC-10: where the files of {@code transaction} are, a handle written by a sink with
+     * another output directory (a restored checkpoint or savepoint) among them. The whole
+     * transaction commits in one place, so its part files never end up split between two
+     * directories.
+     *
+     * <ol>
+     *   <li>Under this sink's output directory, at the paths the handle names relative to its own,
+     *       if any of its part files is there in progress or committed: the job directory was copied
+     *       or moved with its checkpoints, and the copy is this job's. Renaming the files the
+     *       handle names would publish the records in the other directory, and report them
+     *       committed here.</li>
+     *   <li>Else where it was written, if any is there: the path was changed between a savepoint
+     *       and its restore, and the files stayed where they were.</li>
+     *   <li>Else nowhere: the data is lost (2PC-5), unless nothing was written.</li>
+     * </ol>
+     */
+    private FileTransaction located(FileTransaction transaction) throws IOException {
+        if (transaction.directory().equals(directoryName)) {
+            return transaction;
+        }
+        FileTransaction here = transaction.in(directoryName);
+        if (anyPartFileExists(here)) {
+            LOG.info("Transaction {} was written in {}; its files are in this sink's output directory {}, where it "
+                    + "commits", here.key(), transaction.directory(), directoryName);
+            return here;
+        }
+        if (transaction.length() == 0) {
+            return transaction; // nothing was written: no file, nothing to commit anywhere
+        }
+        boolean there;
+        try {
+            there = anyPartFileExists(transaction);
+        } catch (IllegalArgumentException e) {
+            // Hadoop's "Wrong FS": this writer's client cannot reach the other file system.
+            throw new IOException("the restored transaction " + transaction.key() + " was written on another file "
+                    + "system than this sink's output directory " + directoryName + " and is not in it; set the sink's"
+                    + " path back to " + transaction.directory() + " to commit it", e);
+        }
+        if (!there) {
+            PartFile part = transaction.parts().get(0);
+            throw new IOException("committed data missing: neither the in-progress part file " + part.inProgressPath()
+                    + " nor the final part file " + part.finalPath() + " exists, nor either of them in this sink's output"
+                    + " directory " + directoryName + ", but " + transaction.length() + " bytes were pre-committed");
+        }
+        LOG.info("Transaction {} is not in this sink's output directory {}; it commits in {}, where it was written",
+                here.key(), directoryName, transaction.directory());
+        return transaction;
+    }
+
+    /** Whether a part file of {@code transaction} that has pre-committed bytes exists, in progress or committed. */
+    private boolean anyPartFileExists(FileTransaction transaction) throws IOException {
+        for (PartFile part : transaction.parts()) {
+            if (part.length() > 0 && (statusOrNull(new Path(part.inProgressPath())) != null
+                    || statusOrNull(new Path(part.finalPath())) != null)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -382,10 +449,18 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
         return System.nanoTime() + recoveryTimeout.toNanos();
     }
 
-    /** Deletes the transaction's files; those of a dead process's transaction that it does not list are abortLingering's. */
+    /**
+     * Deletes the transaction's files; those of a dead process's transaction that it does not list
+     * are abortLingering's. Only in this sink's output directory (2PC-10): a restored handle
+     * written elsewhere names files there that another job may still be writing or committing.
+     */
     @Override
     public void abort(FileTransaction transaction) throws IOException {
-        List<PartFile> files = new ArrayList<>(transaction.parts());
+        if (!transaction.directory().equals(directoryName)) {
+            LOG.info("Aborting transaction {} in this sink's output directory {}; where it was written, in {}, "
+                    + "nothing is deleted", transaction.key(), directoryName, transaction.directory());
+        }
+        List<PartFile> files = new ArrayList<>(transaction.in(directoryName).parts());
         OpenTransaction txn = open.remove(transaction.key());
         forget();
         if (txn != null) {

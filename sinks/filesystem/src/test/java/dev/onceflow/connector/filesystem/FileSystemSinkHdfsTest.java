@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.SafeModeAction;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
@@ -205,6 +206,50 @@ class FileSystemSinkHdfsTest {
 
         assertThat(allFiles()).containsExactly("part-0-5-0-a1");
         assertThat(committedText()).isEqualTo(lines(events));
+    }
+
+    @Test
+    void aRestoredHandleCommitsInACopiedOutputDirectoryAndElseWhereItWasWritten() throws Exception {
+        // Rule 2PC-10 on HDFS: output directories on one name node, handles with hdfs:// URIs.
+        List<Event> events = events(0, 300);
+        String original = out + "/a";
+        byte[] handle;
+        try (TransactionalWriter<Event, FileTransaction> crashed = process(original, "a1")) {
+            handle = FileTransactionSerializer.INSTANCE.serialize(writeAndPreCommit(crashed, 3, events));
+        }
+        FileTransaction restored = FileTransactionSerializer.INSTANCE.deserialize(
+                FileTransactionSerializer.INSTANCE.version(), handle);
+        DistributedFileSystem fs = hdfs.fileSystem();
+        assertThat(FileUtil.copy(fs, new Path(original), fs, new Path(out + "/b"), false, hdfs.configuration())).isTrue();
+
+        try (TransactionalWriter<Event, FileTransaction> copied = process(out + "/b", "a2")) {
+            copied.recoverAndCommit(restored);
+            copied.abortLingering();
+        }
+        assertThat(files(out + "/b")).containsExactly("part-0-3-0-a1");
+        assertThat(text(new Path(out + "/b/part-0-3-0-a1"))).isEqualTo(lines(events));
+        assertThat(files(original)).as("the original is untouched").containsExactly(".part-0-3-0-a1.inprogress");
+
+        // The sink's path changed to c, where nothing was copied: the files are committed where written.
+        try (TransactionalWriter<Event, FileTransaction> moved = process(out + "/c", "a3")) {
+            moved.recoverAndCommit(restored);
+            moved.abortLingering();
+        }
+        assertThat(files(original)).containsExactly("part-0-3-0-a1");
+        assertThat(text(new Path(original, "part-0-3-0-a1"))).isEqualTo(lines(events));
+        assertThat(files(out + "/c")).isEmpty();
+    }
+
+    private List<String> files(String directory) throws IOException {
+        return Arrays.stream(hdfs.fileSystem().listStatus(new Path(directory))).map(s -> s.getPath().getName()).sorted()
+                .toList();
+    }
+
+    /** A writer of subtask 0 into {@code directory}, restoring checkpoint 3 unless it is attempt a1. */
+    private TransactionalWriter<Event, FileTransaction> process(String directory, String attempt) throws Exception {
+        return FileSystemSink.builder(directory).configuration(hdfs.configuration()).build()
+                .createWriter(new SinkContext("job", "sink", 0, 1, 1,
+                        attempt.equals("a1") ? OptionalLong.empty() : OptionalLong.of(3), attempt));
     }
 
     private void copy(Path from, Path to) throws IOException {

@@ -302,7 +302,7 @@ class FileSystemSinkTest {
         }
 
         try (TransactionalWriter<Event, FileTransaction> recovered = sink.createWriter(restoredContext(0, 1, 1, 3, "a2"))) {
-            recovered.recoverAndCommit(FileTransactionSerializer.INSTANCE.deserialize(2, handle));
+            recovered.recoverAndCommit(FileTransactionSerializer.INSTANCE.deserialize(FileTransactionSerializer.INSTANCE.version(), handle));
             recovered.recoverAndAbort(next);
             recovered.abortLingering();
         }
