@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Rule 2PC-10 through the CLI: a job directory killed with a pre-committed part file, copied as
+ * Rule 2PC-11 through the CLI: a job directory killed with a pre-committed part file, copied as
  * {@code cp -a jobs/a jobs/b} would, and resumed in the copy with {@code onceflow run job.yaml
  * --resume latest}. The job file names its output and checkpoints relative to the job directory,
  * where the job runs. When it fails: check how the filesystem sink's writer locates the files of a

@@ -208,7 +208,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
 
     /**
      * 2PC-3, 2PC-4 and 2PC-5: idempotent, resumable after a crash at any step, never hides lost
-     * data; 2PC-10: a restored handle commits where its files are.
+     * data; 2PC-11: a restored handle commits where its files are.
      */
     private void commitPreCommitted(FileTransaction transaction) throws IOException {
         for (PartFile part : located(transaction).parts()) {
@@ -219,7 +219,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
     }
 
     /**
-     * Rule 2PC-10: where the files of {@code transaction} are, a handle written by a sink with
+     * Rule 2PC-11: where the files of {@code transaction} are, a handle written by a sink with
      * another output directory (a restored checkpoint or savepoint) among them. The whole
      * transaction commits in one place, so its part files never end up split between two
      * directories.
@@ -451,7 +451,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
 
     /**
      * Deletes the transaction's files; those of a dead process's transaction that it does not list
-     * are abortLingering's. Only in this sink's output directory (2PC-10): a restored handle
+     * are abortLingering's. Only in this sink's output directory (2PC-11): a restored handle
      * written elsewhere names files there that another job may still be writing or committing.
      */
     @Override

@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.Path;
  * many bytes were pre-committed. Everything a later process needs to commit or abort it.
  *
  * <p>The directory lets a writer configured with another output find the same files there (rule
- * 2PC-10): a job directory copied or moved with its checkpoints commits into its own output, a
+ * 2PC-11): a job directory copied or moved with its checkpoints commits into its own output, a
  * savepoint restored into a sink with a changed path commits where the files were written.
  *
  * <p>An open handle (from {@code beginTransaction}) names the first part file only; the writer

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Rule 2PC-10 on local disk: a restored handle commits where its files are, and aborts only in the
+ * Rule 2PC-11 on local disk: a restored handle commits where its files are, and aborts only in the
  * sink's own output directory. A job directory {@code jobs/a} (output and checkpoints) is crashed
  * with a pre-committed and an open transaction, then copied to {@code jobs/b} as {@code cp -a}
  * would and resumed there; or resumed with its sink's path changed, as a savepoint restored into a

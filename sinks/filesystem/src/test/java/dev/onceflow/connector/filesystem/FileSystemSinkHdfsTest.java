@@ -210,7 +210,7 @@ class FileSystemSinkHdfsTest {
 
     @Test
     void aRestoredHandleCommitsInACopiedOutputDirectoryAndElseWhereItWasWritten() throws Exception {
-        // Rule 2PC-10 on HDFS: output directories on one name node, handles with hdfs:// URIs.
+        // Rule 2PC-11 on HDFS: output directories on one name node, handles with hdfs:// URIs.
         List<Event> events = events(0, 300);
         String original = out + "/a";
         byte[] handle;

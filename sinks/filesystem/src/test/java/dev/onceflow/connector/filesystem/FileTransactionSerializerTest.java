@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Rules SER-1 to SER-3 for the transaction handle serializer, and the directory handles record (2PC-10). */
+/** Rules SER-1 to SER-3 for the transaction handle serializer, and the directory handles record (2PC-11). */
 class FileTransactionSerializerTest {
 
     private final FileTransactionSerializer serializer = FileTransactionSerializer.INSTANCE;
