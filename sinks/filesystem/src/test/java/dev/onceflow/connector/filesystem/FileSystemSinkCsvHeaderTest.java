@@ -1,5 +1,6 @@
 package dev.onceflow.connector.filesystem;
 
+import static dev.onceflow.connector.filesystem.WriterCalls.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceflow.format.csv.CsvFormatFactory;
@@ -99,15 +100,6 @@ class FileSystemSinkCsvHeaderTest {
         // small parts, so that checkpoints roll into several files, each of which needs the header
         return FileSystemSink.builder(dir.toString(), LineFormat.rows(csv(), SCHEMA)).maxPartBytes(120).build()
                 .createWriter(context);
-    }
-
-    private static FileTransaction writeAndPreCommit(TransactionalWriter<Row, FileTransaction> writer, long checkpointId,
-            List<Row> rows) throws Exception {
-        FileTransaction open = writer.beginTransaction(checkpointId);
-        for (Row row : rows) {
-            writer.write(open, row);
-        }
-        return writer.preCommit(open);
     }
 
     private static List<Row> rows(long from, long to) {
