@@ -40,7 +40,7 @@ public final class CsvFormatFactory implements FormatFactory {
             .description("true: each file starts with a line of the field names. The filesystem sink writes it at "
                     + "the start of every part file; the file source checks it (the names, in order, case-sensitive) "
                     + "and fails naming the file and the first column that differs. Files only: the kafka source "
-                    + "refuses it.");
+                    + "and sink refuse it.");
 
     /** How many characters of a header cell an error quotes. */
     private static final int QUOTED_CELL_CHARS = 40;
