@@ -71,6 +71,16 @@ public final class Format {
         return factory.createEncoder(schema, options);
     }
 
+    /** The header line files start with, empty for none; see {@link FormatFactory#fileHeader}. */
+    public byte[] fileHeader(Schema schema) {
+        return factory.fileHeader(schema, options);
+    }
+
+    /** Checks a file's first line; see {@link FormatFactory#checkFileHeader}. */
+    public void checkFileHeader(Schema schema, byte[] line) throws MalformedRecordException {
+        factory.checkFileHeader(schema, options, line);
+    }
+
     /** Whether the format writes whole files only; see {@link FormatFactory#writesWholeFiles}. */
     public boolean writesWholeFiles() {
         return factory.writesWholeFiles();

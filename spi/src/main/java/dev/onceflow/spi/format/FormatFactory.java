@@ -11,7 +11,8 @@ import java.util.Optional;
  * Makes a record format (json, csv, avro, ...) usable by connectors by name. Found with
  * {@link java.util.ServiceLoader}: a format jar lists its factory in
  * {@code META-INF/services/dev.onceflow.spi.format.FormatFactory}. Rules FMT-1 to FMT-4 in
- * {@code docs/spec.md}, and FMT-5 for formats that write whole files.
+ * {@code docs/spec.md}, FMT-5 for formats that write whole files, and FMT-6 for files with a
+ * header line.
  *
  * <p><b>Caller and thread.</b> Connector factories, on the CLI's main thread before the job starts
  * (to validate: every problem with the options or the schema is found here, FMT-4), and then in
@@ -43,6 +44,45 @@ public interface FormatFactory {
      */
     default LineBreaks lineBreaks(OptionValues options) {
         return LineBreaks.ANYWHERE;
+    }
+
+    /**
+     * The header line every file of rows of {@code schema} in this format starts with (a CSV line of
+     * the field names), without its line end; empty, the default, where files have none (FMT-6).
+     *
+     * <p><b>Caller and thread.</b> Connector factories while the job file is validated, and a file
+     * sink's writer on its task thread. A file sink writes it and {@code \n} once at the start of
+     * each new part file, before the file's first record, so every pre-committed length, and so
+     * every file truncated back to one after a crash, still holds it. A file source expects it as
+     * the first line of each file and hands that line to {@link #checkFileHeader}, never to a
+     * decoder. A connector whose records are not files (Kafka) refuses a format with a header.
+     *
+     * @throws dev.onceflow.spi.factory.OptionException with one line naming the field, if a name
+     *     cannot be written in a header line (FMT-4)
+     */
+    default byte[] fileHeader(Schema schema, OptionValues options) {
+        return new byte[0];
+    }
+
+    /**
+     * Checks the first line of a file (without its line end) that a file source reads as rows of
+     * {@code schema}, where {@link #fileHeader} is not empty (FMT-6). The default accepts only the
+     * bytes of {@link #fileHeader}; a format overrides it to accept what its readers take as equal
+     * (quoting, a byte order mark).
+     *
+     * <p><b>Caller and thread.</b> A file source's reader, on its own thread, once for each file it
+     * reads from its start: a file resumed from a checkpointed offset past the header is not
+     * checked again.
+     *
+     * @throws MalformedRecordException with one line naming the first column that differs from the
+     *     schema's fields (the caller adds the file); the source then fails rather than read columns
+     *     into the wrong fields
+     */
+    default void checkFileHeader(Schema schema, OptionValues options, byte[] line) throws MalformedRecordException {
+        if (!java.util.Arrays.equals(line, fileHeader(schema, options))) {
+            throw new MalformedRecordException("the header line is not the one format '" + identifier()
+                    + "' writes for fields " + String.join(", ", schema.names()));
+        }
     }
 
     /**
@@ -81,14 +121,16 @@ public interface FormatFactory {
      * factory while the job file is validated, over {@link OutputStream#nullOutputStream()}, to check
      * the schema (FMT-4): nothing is written to {@code out} before the first row or {@code finish}.
      *
-     * <p>The default, right for line formats, writes each row's {@link #createEncoder encoded}
-     * record and {@code \n}, and refuses a record holding a line break where {@link #lineBreaks} is
+     * <p>The default, right for line formats, writes the {@link #fileHeader} (if any) and
+     * {@code \n} at the first row or at {@code finish}, then each row's {@link #createEncoder
+     * encoded} record and {@code \n}, and refuses a record holding a line break where {@link #lineBreaks} is
      * {@link LineBreaks#ANYWHERE}.
      *
      * @throws dev.onceflow.spi.factory.OptionException with one line naming the field, if the format
      *     cannot represent a field of {@code schema} (FMT-4)
      */
     default RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
-        return new LineFileWriter(identifier(), createEncoder(schema, options), lineBreaks(options), out);
+        return new LineFileWriter(identifier(), createEncoder(schema, options), lineBreaks(options),
+                fileHeader(schema, options), out);
     }
 }

@@ -1,5 +1,8 @@
 package dev.onceflow.format.csv;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.dataformat.csv.CsvFactory;
 import com.fasterxml.jackson.dataformat.csv.CsvGenerator;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
@@ -9,16 +12,21 @@ import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
 import dev.onceflow.spi.format.LineBreaks;
+import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Schema;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The {@code csv} format: each record is one CSV row (RFC 4180), its columns the schema's fields
  * in order. An empty unquoted cell is {@code null}, a quoted empty cell {@code ""} the empty
- * string, so both round-trip.
+ * string, so both round-trip. With {@code header: true}, files start with a line of the field names
+ * (FMT-6).
  */
 public final class CsvFormatFactory implements FormatFactory {
 
@@ -27,6 +35,15 @@ public final class CsvFormatFactory implements FormatFactory {
             .validate(d -> d.equals("tab") || d.length() == 1 && d.charAt(0) != '"',
                     "one character other than a quote or white space, such as , or ;, or the word tab")
             .description("The character between columns.");
+
+    public static final Option<Boolean> HEADER = Option.booleanOption("header").defaultValue(false)
+            .description("true: each file starts with a line of the field names. The filesystem sink writes it at "
+                    + "the start of every part file; the file source checks it (the names, in order, case-sensitive) "
+                    + "and fails naming the file and the first column that differs. Files only: the kafka source "
+                    + "and sink refuse it.");
+
+    /** How many characters of a header cell an error quotes. */
+    private static final int QUOTED_CELL_CHARS = 40;
 
     /**
      * Shared by every decoder and encoder: Jackson's factories are thread-safe. Empty unquoted cells
@@ -53,7 +70,7 @@ public final class CsvFormatFactory implements FormatFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(DELIMITER);
+        return List.of(DELIMITER, HEADER);
     }
 
     /**
@@ -74,10 +91,99 @@ public final class CsvFormatFactory implements FormatFactory {
 
     @Override
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
-        // with the columns declared the generator writes trailing nulls as empty cells; without, it drops them
+        return new CsvRowEncoder(schema, columns(checked(schema), options));
+    }
+
+    /** With the columns declared the generator writes trailing nulls as empty cells; without, it drops them. */
+    private static CsvSchema columns(Schema schema, OptionValues options) {
         CsvSchema.Builder columns = csvSchema(options).rebuild();
-        checked(schema).names().forEach(columns::addColumn);
-        return new CsvRowEncoder(schema, columns.build());
+        schema.names().forEach(columns::addColumn);
+        return columns.build();
+    }
+
+    /**
+     * FMT-6: with {@code header: true}, the field names as one CSV row, quoted as values are. A name
+     * holding a line break is refused where line breaks are unmarked (another delimiter than the
+     * comma): the file source would split the header there.
+     */
+    @Override
+    public byte[] fileHeader(Schema schema, OptionValues options) {
+        if (!options.get(HEADER)) {
+            return new byte[0];
+        }
+        checked(schema);
+        if (lineBreaks(options) == LineBreaks.ANYWHERE) {
+            for (String name : schema.names()) {
+                if (name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0) {
+                    throw new OptionException("format 'csv': field '" + printable(name) + "' holds a line break in its "
+                            + "name, which a header line with delimiter '" + options.get(DELIMITER) + "' cannot hold; "
+                            + "rename the field or use the delimiter ,");
+                }
+            }
+        }
+        ByteArrayBuilder buffer = new ByteArrayBuilder(64);
+        try (CsvGenerator generator = (CsvGenerator) CSV.createGenerator(buffer)) {
+            generator.setSchema(columns(schema, options));
+            generator.writeStartArray();
+            for (String name : schema.names()) {
+                generator.writeString(name);
+            }
+            generator.writeEndArray();
+        } catch (IOException e) {
+            // writing to memory does not fail; a failure here is a bug, not bad input
+            throw new UncheckedIOException(e);
+        }
+        return buffer.toByteArray();
+    }
+
+    /**
+     * FMT-6: the header's cells must be the field names, in order, exactly; quoting may differ, and
+     * a UTF-8 byte order mark (as spreadsheet programs write) before the first name is skipped.
+     */
+    @Override
+    public void checkFileHeader(Schema schema, OptionValues options, byte[] line) throws MalformedRecordException {
+        int start = line.length >= 3 && (line[0] & 0xFF) == 0xEF && (line[1] & 0xFF) == 0xBB && (line[2] & 0xFF) == 0xBF
+                ? 3 : 0;
+        List<String> cells = new ArrayList<>();
+        try (CsvParser parser = (CsvParser) CSV.createParser(line, start, line.length - start)) {
+            parser.setSchema(csvSchema(options));
+            if (parser.nextToken() == JsonToken.START_ARRAY) {
+                JsonToken token;
+                while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+                    cells.add(token == JsonToken.VALUE_NULL ? "" : parser.getText());
+                }
+            }
+            if (parser.nextToken() != null) {
+                throw new MalformedRecordException("the header line holds more than one CSV row");
+            }
+        } catch (JsonProcessingException e) {
+            throw new MalformedRecordException("the header line is not valid CSV: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new MalformedRecordException("the header line is not valid CSV: " + e.getMessage(), e);
+        }
+        List<String> names = schema.names();
+        for (int i = 0; i < Math.min(cells.size(), names.size()); i++) {
+            if (!cells.get(i).equals(names.get(i))) {
+                throw new MalformedRecordException("header column " + (i + 1) + " is '" + printable(cells.get(i))
+                        + "' where field '" + printable(names.get(i)) + "' is expected (fields in order: "
+                        + String.join(", ", names) + ")");
+            }
+        }
+        if (cells.size() < names.size()) {
+            throw new MalformedRecordException("the header has " + cells.size() + " columns, but the schema has "
+                    + names.size() + " fields; field '" + printable(names.get(cells.size())) + "' (column "
+                    + (cells.size() + 1) + ") is missing");
+        }
+        if (cells.size() > names.size()) {
+            throw new MalformedRecordException("header column " + (names.size() + 1) + " is '"
+                    + printable(cells.get(names.size())) + "', but the schema has only " + names.size() + " fields");
+        }
+    }
+
+    /** A name or cell fit for a one-line error: line breaks shown as escapes, long text cut. */
+    private static String printable(String text) {
+        String cut = text.length() > QUOTED_CELL_CHARS ? text.substring(0, QUOTED_CELL_CHARS) + "..." : text;
+        return cut.replace("\r", "\\r").replace("\n", "\\n");
     }
 
     private static CsvSchema csvSchema(OptionValues options) {

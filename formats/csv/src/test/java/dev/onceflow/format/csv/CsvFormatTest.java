@@ -68,4 +68,63 @@ class CsvFormatTest {
         assertThat(factory.lineBreaks(options(Map.of("delimiter", ";"))))
                 .isEqualTo(dev.onceflow.spi.format.LineBreaks.ANYWHERE);
     }
+    private static final Schema NAMED = Schema.of(Field.of("id", DataType.LONG), Field.of("order, \"no\"", DataType.STRING),
+            Field.of("note", DataType.STRING));
+
+    private void checkHeader(Map<String, String> raw, String line) throws Exception {
+        factory.checkFileHeader(NAMED, options(raw), line.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theHeaderIsTheFieldNamesQuotedAsValuesAndOnlyWithTheOption() throws Exception {
+        assertThat(factory.fileHeader(NAMED, options(Map.of()))).as("no header by default").isEmpty();
+        assertThat(new String(factory.fileHeader(NAMED, options(Map.of("header", "true"))), StandardCharsets.UTF_8))
+                .isEqualTo("id,\"order, \"\"no\"\"\",note");
+        assertThat(new String(factory.fileHeader(NAMED, options(Map.of("header", "true", "delimiter", ";"))),
+                StandardCharsets.UTF_8)).isEqualTo("id;\"order, \"\"no\"\"\";note");
+
+        java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+        var writer = factory.createFileWriter(NAMED, options(Map.of("header", "true")), file);
+        assertThat(file.size()).as("FMT-5: nothing written before the first row").isZero();
+        writer.write(Row.of(NAMED, 1L, "a", null));
+        writer.write(Row.of(NAMED, 2L, "b", "c"));
+        writer.finish();
+        assertThat(file.toString(StandardCharsets.UTF_8)).isEqualTo("id,\"order, \"\"no\"\"\",note\n1,a,\n2,b,c\n");
+    }
+
+    @Test
+    void aHeaderMatchesTheFieldNamesInOrderWhateverTheQuoting() throws Exception {
+        Map<String, String> header = Map.of("header", "true");
+        checkHeader(header, "id,\"order, \"\"no\"\"\",note");
+        checkHeader(header, "\"id\",\"order, \"\"no\"\"\",\"note\"");
+        checkHeader(header, "\uFEFFid,\"order, \"\"no\"\"\",note");
+        checkHeader(header, "id,\"order, \"\"no\"\"\",note\r");
+        checkHeader(Map.of("header", "true", "delimiter", "tab"), "id\t\"order, \"\"no\"\"\"\tnote");
+    }
+
+    @Test
+    void aHeaderThatDiffersFailsNamingTheFirstDifferingColumn() {
+        Map<String, String> header = Map.of("header", "true");
+        assertThatThrownBy(() -> checkHeader(header, "id,note,\"order, \"\"no\"\"\""))
+                .isInstanceOf(dev.onceflow.spi.format.MalformedRecordException.class)
+                .hasMessage("header column 2 is 'note' where field 'order, \"no\"' is expected (fields in order: id, "
+                        + "order, \"no\", note)");
+        assertThatThrownBy(() -> checkHeader(header, "ID,\"order, \"\"no\"\"\",note"))
+                .hasMessageStartingWith("header column 1 is 'ID' where field 'id' is expected");
+        assertThatThrownBy(() -> checkHeader(header, "id,\"order, \"\"no\"\"\""))
+                .hasMessage("the header has 2 columns, but the schema has 3 fields; field 'note' (column 3) is missing");
+        assertThatThrownBy(() -> checkHeader(header, "id,\"order, \"\"no\"\"\",note,\"line\nbreak\""))
+                .hasMessage("header column 4 is 'line\\nbreak', but the schema has only 3 fields");
+    }
+
+    @Test
+    void aNameWithALineBreakIsRefusedWhereLineBreaksAreUnmarked() throws Exception {
+        Schema broken = Schema.of(Field.of("two\nlines", DataType.STRING));
+        assertThat(new String(factory.fileHeader(broken, options(Map.of("header", "true"))), StandardCharsets.UTF_8))
+                .isEqualTo("\"two\nlines\"");
+        assertThatThrownBy(() -> factory.fileHeader(broken, options(Map.of("header", "true", "delimiter", ";"))))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("format 'csv': field 'two\\nlines' holds a line break in its name, which a header line "
+                        + "with delimiter ';' cannot hold; rename the field or use the delimiter ,");
+    }
 }

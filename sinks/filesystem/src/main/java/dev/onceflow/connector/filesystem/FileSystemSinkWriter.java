@@ -151,7 +151,7 @@ final class FileSystemSinkWriter<T> implements TransactionalWriter<T, FileTransa
             // Never overwrite: names are unique per attempt, so an existing file is a bug to surface.
             FSDataOutputStream file = fs.create(new Path(part.inProgressPath()), false);
             txn.current = wholeFiles ? new PartFileStream(part, file, lineFormat::newFileWriter, System.nanoTime())
-                    : new PartFileStream(part, file, compression, System.nanoTime());
+                    : new PartFileStream(part, file, compression, lineFormat.header(), System.nanoTime());
         }
         if (wholeFiles) {
             // Only LineFormat.rows makes a whole-file format, so the records are rows.

@@ -28,19 +28,22 @@ public final class LineFormat<T> {
     private final LineBreaks lineBreaks;
     /** Makes the writer of one part file of a whole-file format; null for a line format. */
     private final Function<OutputStream, RowFileWriter> fileWriters;
+    /** The line every part file of lines starts with (FMT-6), without its line end; empty for none. */
+    private final byte[] header;
 
     private LineFormat(String name, Supplier<Function<T, byte[]>> encoders, LineBreaks lineBreaks,
-            Function<OutputStream, RowFileWriter> fileWriters) {
+            Function<OutputStream, RowFileWriter> fileWriters, byte[] header) {
         this.name = name;
         this.encoders = encoders;
         this.lineBreaks = lineBreaks;
         this.fileWriters = fileWriters;
+        this.header = header;
     }
 
     /** Events as {@link EventFormat} lines, which quote a field with a line break. */
     public static LineFormat<Event> events() {
         return new LineFormat<>("event", () -> event -> EventFormat.toLine(event).getBytes(StandardCharsets.UTF_8),
-                LineBreaks.QUOTED, null);
+                LineBreaks.QUOTED, null, new byte[0]);
     }
 
     /**
@@ -52,13 +55,13 @@ public final class LineFormat<T> {
         if (format.writesWholeFiles()) {
             format.createFileWriter(schema, OutputStream.nullOutputStream());
             return new LineFormat<>(format.identifier(), null, LineBreaks.NEVER,
-                    out -> format.createFileWriter(schema, out));
+                    out -> format.createFileWriter(schema, out), new byte[0]);
         }
         format.createEncoder(schema);
         return new LineFormat<>(format.identifier(), () -> {
             RowEncoder encoder = format.createEncoder(schema);
             return encoder::encode;
-        }, format.lineBreaks(), null);
+        }, format.lineBreaks(), null, format.fileHeader(schema));
     }
 
     /** The format's name, for errors. */
@@ -72,6 +75,14 @@ public final class LineFormat<T> {
      */
     boolean writesWholeFiles() {
         return fileWriters != null;
+    }
+
+    /**
+     * The header line (without its line end) each part file of lines starts with, or empty (FMT-6).
+     * The caller must not change it.
+     */
+    byte[] header() {
+        return header;
     }
 
     /** Appended to the final names of a whole-file format's part files: {@code .parquet}. */

@@ -34,14 +34,21 @@ final class PartFileStream implements AutoCloseable {
     /** Writes the whole file of a whole-file format; null for lines. */
     private final RowFileWriter fileWriter;
 
-    /** A part file of lines, compressed as {@code compression} says. */
-    PartFileStream(PartFile name, FSDataOutputStream out, Compression compression, long openedAtNanos)
+    /**
+     * A part file of lines, compressed as {@code compression} says, starting with {@code header} and
+     * a line end unless the header is empty (FMT-6): first in the file, so every pre-committed
+     * length, and every file truncated back to one, holds it once.
+     */
+    PartFileStream(PartFile name, FSDataOutputStream out, Compression compression, byte[] header, long openedAtNanos)
             throws IOException {
         this.name = name;
         this.out = out;
         this.encoded = compression.wrap(unclosable(out));
         this.openedAtNanos = openedAtNanos;
         this.fileWriter = null;
+        if (header.length > 0) {
+            write(header);
+        }
     }
 
     /** A part file that is one whole file of a format, written by the writer {@code fileWriters} makes. */

@@ -1,5 +1,6 @@
 package dev.onceflow.connector.filesystem;
 
+import static dev.onceflow.connector.filesystem.WriterCalls.writeAndPreCommit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -144,15 +145,6 @@ class FileSystemSinkParquetTest {
 
     private TransactionalWriter<Row, FileTransaction> writer(String attempt) throws Exception {
         return sink().createWriter(new SinkContext("job", "sink", 0, 1, 1, OptionalLong.empty(), attempt));
-    }
-
-    private static FileTransaction writeAndPreCommit(TransactionalWriter<Row, FileTransaction> writer, long checkpointId,
-            List<Row> rows) throws Exception {
-        FileTransaction open = writer.beginTransaction(checkpointId);
-        for (Row row : rows) {
-            writer.write(open, row);
-        }
-        return writer.preCommit(open);
     }
 
     /** Rows of every type: the edge cases of TestRows, then full rows. */

@@ -11,12 +11,12 @@ final class WriterCalls {
     private WriterCalls() {
     }
 
-    /** Begins the transaction of {@code checkpointId}, writes {@code events} and pre-commits it. */
-    static FileTransaction writeAndPreCommit(TransactionalWriter<Event, FileTransaction> writer, long checkpointId,
-            List<Event> events) throws Exception {
+    /** Begins the transaction of {@code checkpointId}, writes {@code records} and pre-commits it. */
+    static <T> FileTransaction writeAndPreCommit(TransactionalWriter<T, FileTransaction> writer, long checkpointId,
+            List<T> records) throws Exception {
         FileTransaction open = writer.beginTransaction(checkpointId);
-        for (Event event : events) {
-            writer.write(open, event);
+        for (T record : records) {
+            writer.write(open, record);
         }
         return writer.preCommit(open);
     }

@@ -67,16 +67,14 @@ final class FileCursor<T> implements AutoCloseable {
             if (line == null) {
                 line = emitUnterminatedLast ? lines.remainder() : null;
                 if (line != null) {
-                    collect(output, line);
-                    emitted++;
+                    emitted += collect(output, line);
                 }
                 lengthAtEnd = lines.bytesSeen();
                 lastEndCheckNanos = System.nanoTime();
                 closeStream();
                 break;
             }
-            collect(output, line);
-            emitted++;
+            emitted += collect(output, line);
         }
         return emitted;
     }
@@ -98,7 +96,24 @@ final class FileCursor<T> implements AutoCloseable {
         return false;
     }
 
-    private void collect(ReaderOutput<T> output, LineReader.Line line) throws IOException {
+    /**
+     * Emits the line's record, or checks the file's header line (FMT-6): the line at offset 0 is
+     * the header. Only it: a split resumed at a checkpointed offset is past the header, which was
+     * the first line read, so its first line is a record.
+     *
+     * @return the number of records emitted, 0 or 1
+     */
+    private int collect(ReaderOutput<T> output, LineReader.Line line) throws IOException {
+        if (line.offset() == 0 && format.hasHeader()) {
+            try {
+                format.checkHeader(line.bytes());
+            } catch (MalformedRecordException e) {
+                throw new IOException("cannot read " + format.name() + " file " + path + ": its header line does not "
+                        + "match the schema: " + e.getMessage(), e);
+            }
+            offset = line.nextOffset();
+            return 0;
+        }
         T record;
         try {
             record = parser.parse(path.getName(), line.offset(), line.bytes());
@@ -109,6 +124,7 @@ final class FileCursor<T> implements AutoCloseable {
         }
         output.collect(record);
         offset = line.nextOffset();
+        return 1;
     }
 
     private void open() throws IOException {

@@ -30,6 +30,24 @@ public interface LineDecoding<T> {
     /** A parser for one reader: parsers need not be thread-safe. */
     Parser<T> newParser();
 
+    /**
+     * Whether each file's first line is a header (FMT-6), which the reader checks with
+     * {@link #checkHeader} and never parses as a record. False by default.
+     */
+    default boolean hasHeader() {
+        return false;
+    }
+
+    /**
+     * Checks a file's first line where {@link #hasHeader}; called on a reader's thread, once per
+     * file read from its start (a file resumed past its header is not checked again).
+     *
+     * @throws MalformedRecordException naming the first column that differs (the caller adds the file)
+     */
+    default void checkHeader(byte[] line) throws MalformedRecordException {
+        throw new IllegalStateException(name() + " files have no header line");
+    }
+
     /** Turns one line into a record. */
     @FunctionalInterface
     interface Parser<T> {
@@ -103,6 +121,7 @@ public interface LineDecoding<T> {
         Schema rows = schema(valueSchema, metadata);
         format.createDecoder(schema);
         boolean quoted = format.lineBreaks() == LineBreaks.QUOTED;
+        boolean header = format.fileHeader(schema).length > 0;
         return new LineDecoding<>() {
             @Override
             public String name() {
@@ -112,6 +131,16 @@ public interface LineDecoding<T> {
             @Override
             public boolean quotedFields() {
                 return quoted;
+            }
+
+            @Override
+            public boolean hasHeader() {
+                return header;
+            }
+
+            @Override
+            public void checkHeader(byte[] line) throws MalformedRecordException {
+                format.checkFileHeader(schema, line);
             }
 
             @Override

@@ -42,9 +42,23 @@ class FileSourceRowsTest {
     }
 
     private List<Row> read(LineDecoding<Row> lines, Path file) throws Exception {
-        FileSource<Row> source = FileSource.builder(dir.toString(), lines).build();
+        return read(lines, new FileSplit(file.toString(), 0));
+    }
+
+    private List<Row> read(LineDecoding<Row> lines, FileSplit split) throws Exception {
         List<Row> rows = new ArrayList<>();
-        try (SourceReader<Row, FileSplit> reader = source.createReader(new SourceReaderContext() {
+        try (SourceReader<Row, FileSplit> reader = reader(lines)) {
+            reader.addSplits(List.of(split));
+            reader.notifyNoMoreSplits();
+            for (int polls = 0; reader.pollNext(rows::add) != InputStatus.END_OF_INPUT; polls++) {
+                assertThat(polls).isLessThan(1_000);
+            }
+        }
+        return rows;
+    }
+
+    private SourceReader<Row, FileSplit> reader(LineDecoding<Row> lines) {
+        return FileSource.builder(dir.toString(), lines).build().createReader(new SourceReaderContext() {
             @Override
             public int subtaskIndex() {
                 return 0;
@@ -57,16 +71,9 @@ class FileSourceRowsTest {
 
             @Override
             public void sendSplitRequest() {
-                // the one split is added below
+                // splits are added by the test
             }
-        })) {
-            reader.addSplits(List.of(new FileSplit(file.toString(), 0)));
-            reader.notifyNoMoreSplits();
-            for (int polls = 0; reader.pollNext(rows::add) != InputStatus.END_OF_INPUT; polls++) {
-                assertThat(polls).isLessThan(1_000);
-            }
-        }
-        return rows;
+        });
     }
 
     @Test
@@ -121,5 +128,67 @@ class FileSourceRowsTest {
                 .as("a declared key stays").containsExactly("payer");
         assertThat(LineDecoding.schema(values, List.of(LineDecoding.Metadata.OFFSET)).primaryKey())
                 .as("an offset alone is no identity across files").isEmpty();
+    }
+    private static final Schema HEADED = Schema.of(Field.of("id", DataType.LONG.notNull()),
+            Field.of("order, \"note\"", DataType.STRING));
+
+    private static Format headedCsv() {
+        return format(new CsvFormatFactory(), Map.of("header", "true"));
+    }
+
+    private Path write(String text) throws IOException {
+        Path file = dir.resolve("in.csv");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    @Test
+    void aHeadedCsvFileIsReadWithoutItsHeaderWhoseQuotedNamesAreChecked() throws Exception {
+        Path file = write("id,\"order, \"\"note\"\"\"\n1,\"two\nlines\"\n2,\n3,plain\n");
+
+        assertThat(read(LineDecoding.rows(headedCsv(), HEADED), file)).containsExactly(
+                Row.of(HEADED, 1L, "two\nlines"), Row.of(HEADED, 2L, null), Row.of(HEADED, 3L, "plain"));
+    }
+
+    @Test
+    void aHeaderThatDiffersFromTheSchemaFailsNamingTheFileAndTheColumn() throws Exception {
+        Path file = write("\"order, \"\"note\"\"\",id\n\"x\",1\n");
+
+        assertThatThrownBy(() -> read(LineDecoding.rows(headedCsv(), HEADED), file))
+                .isInstanceOf(IOException.class)
+                .hasMessage("cannot read csv file " + file + ": its header line does not match the schema: header column 1 is 'order, \"note\"' where "
+                        + "field 'id' is expected (fields in order: id, order, \"note\")");
+    }
+
+    /** FMT-6: only the line at offset 0 is a header; a split resumed past it starts at a record. */
+    @Test
+    void aSplitResumedFromAnOffsetReadsEveryLineAfterItAndSkipsNone() throws Exception {
+        StringBuilder text = new StringBuilder("id,\"order, \"\"note\"\"\"\n");
+        List<Row> expected = new ArrayList<>();
+        for (long id = 0; id < 250; id++) {
+            text.append(id).append(",\"note\n").append(id).append("\"\n");
+            expected.add(Row.of(HEADED, id, "note\n" + id));
+        }
+        Path file = write(text.toString());
+        LineDecoding<Row> lines = LineDecoding.rows(headedCsv(), HEADED);
+
+        List<Row> first = new ArrayList<>();
+        List<FileSplit> checkpoint;
+        try (SourceReader<Row, FileSplit> reader = reader(lines)) {
+            reader.addSplits(List.of(new FileSplit(file.toString(), 0)));
+            assertThat(reader.snapshotState(1)).as("nothing read yet: the header is still ahead")
+                    .containsExactly(new FileSplit(file.toString(), 0));
+            reader.pollNext(first::add);
+            checkpoint = reader.snapshotState(2);
+        }
+        List<Row> rest = read(lines, checkpoint.get(0));
+
+        assertThat(first).hasSize(FileSourceReader.MAX_RECORDS_PER_POLL);
+        List<Row> all = new ArrayList<>(first);
+        all.addAll(rest);
+        assertThat(all).containsExactlyElementsOf(expected);
+        long afterHeader = "id,\"order, \"\"note\"\"\"\n".length();
+        assertThat(read(lines, new FileSplit(file.toString(), afterHeader))).as("resumed right after the header")
+                .containsExactlyElementsOf(expected);
     }
 }

@@ -132,6 +132,12 @@ public final class KafkaSourceFactory implements SourceFactory {
             return SourceFactory.super.createRowSource(context);
         }
         Schema valueSchema = format.schema(context.declaredSchema(), OWNER);
+        if (format.fileHeader(valueSchema).length > 0) {
+            // FMT-6: a header is the first line of a file; read as a record, it would fail or be taken as data
+            throw new OptionException(OWNER + ": format '" + format.identifier() + "' is set to expect a header "
+                    + "line at the start of each file, but Kafka records are not files and have none; remove the "
+                    + "format's header option");
+        }
         KafkaRecordDecoding<Row> decoding;
         try {
             decoding = KafkaRecordDecoding.rows(format, valueSchema, metadata);

@@ -3,6 +3,7 @@ package dev.onceflow.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.format.csv.CsvFormatFactory;
 import dev.onceflow.format.event.EventFormatFactory;
 import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionException;
@@ -181,6 +182,22 @@ class KafkaSourceFactoryTest {
         assertThatThrownBy(() -> factory.createRowSource(context(values, rawNamedOffset, Optional.of(clash))))
                 .hasMessage("source 'kafka': metadata field 'offset' has the name of a field of the records' schema; "
                         + "rename that field");
+    }
+
+    /** FMT-6: a header is a file's first line; a Kafka record has none, so header: true is refused at load. */
+    @Test
+    void aFormatExpectingAFileHeaderIsRefusedInOneLine() {
+        OptionValues values = validate(withServers(Map.of("topics", "a")));
+        CsvFormatFactory csv = new CsvFormatFactory();
+        Schema schema = Schema.of(Field.of("id", DataType.LONG.notNull()), Field.of("name", DataType.STRING));
+
+        assertThatThrownBy(() -> factory.createRowSource(context(values, new Format(csv, OptionValues.validate(
+                "format 'csv'", Map.of("header", "true"), csv.options())), Optional.of(schema))))
+                .isInstanceOf(OptionException.class)
+                .hasMessage("source 'kafka': format 'csv' is set to expect a header line at the start of each file, "
+                        + "but Kafka records are not files and have none; remove the format's header option");
+        assertThat(factory.createRowSource(context(values, new Format(csv, OptionValues.validate("format 'csv'",
+                Map.of(), csv.options())), Optional.of(schema))).schema()).isEqualTo(schema);
     }
 
     private static SourceFactory.Context context(OptionValues options, Format format, Optional<Schema> schema) {

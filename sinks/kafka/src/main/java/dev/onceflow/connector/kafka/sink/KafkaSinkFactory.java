@@ -142,6 +142,12 @@ public final class KafkaSinkFactory implements SinkFactory {
             throw new OptionException(OWNER + ": the input is not events (fields " + String.join(", ", input.names())
                     + "), which format 'event' writes; name a format such as json");
         }
+        if (format.fileHeader(input).length > 0) {
+            // FMT-6: a header is the first line of a file; a record written without it would drop the option silently
+            throw new OptionException(OWNER + ": format '" + format.identifier() + "' is set to write a header line "
+                    + "at the start of each file, but Kafka records are not files and have none; remove the format's "
+                    + "header option");
+        }
         List<String> keyFields = keyFields(options, input);
         try {
             return RowSink.ofRows(configured(options)

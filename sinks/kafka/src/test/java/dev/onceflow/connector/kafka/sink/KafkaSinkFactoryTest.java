@@ -3,9 +3,14 @@ package dev.onceflow.connector.kafka.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.format.csv.CsvFormatFactory;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
+import dev.onceflow.spi.format.Format;
+import dev.onceflow.spi.row.DataType;
+import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.GenericWriteAheadSink;
 import dev.onceflow.spi.sink.AtLeastOnceSink;
 import dev.onceflow.spi.sink.BestEffortSink;
@@ -14,6 +19,7 @@ import dev.onceflow.spi.sink.Sink;
 import dev.onceflow.spi.sink.TwoPhaseCommitSink;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +63,35 @@ class KafkaSinkFactoryTest {
                 .isInstanceOf(OptionException.class).hasMessageContaining("managed by the sink");
         assertThatThrownBy(() -> create(Map.of("properties.compresion.type", "lz4")))
                 .isInstanceOf(OptionException.class).hasMessageContaining("properties.compresion.type");
+    }
+
+    /** FMT-6: a header is a file's first line; a Kafka record has none, so header: true is refused at load. */
+    @Test
+    void aFormatWithAFileHeaderIsRefusedInOneLine() {
+        OptionValues options = OptionValues.validate("sink 'kafka'", Map.of("bootstrap-servers", "127.0.0.1:9092",
+                "topic", "out"), factory.options());
+        CsvFormatFactory csv = new CsvFormatFactory();
+        Format headed = new Format(csv, OptionValues.validate("format 'csv'", Map.of("header", "true"), csv.options()));
+        Schema input = Schema.of(Field.of("id", DataType.LONG.notNull()));
+
+        assertThatThrownBy(() -> factory.createRowSink(new SinkFactory.Context() {
+            @Override
+            public OptionValues options() {
+                return options;
+            }
+
+            @Override
+            public Schema inputSchema() {
+                return input;
+            }
+
+            @Override
+            public Optional<Format> format() {
+                return Optional.of(headed);
+            }
+        })).isInstanceOf(OptionException.class)
+                .hasMessage("sink 'kafka': format 'csv' is set to write a header line at the start of each file, but "
+                        + "Kafka records are not files and have none; remove the format's header option");
     }
 
     @Test
