@@ -94,8 +94,8 @@ class OrdersJobTest {
         JobProcess run = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("run.log"));
         assertThat(run.await(3)).as("log:\n%s", run.tail()).isEqualTo(1);
         assertThat(Files.readString(dir.resolve("run.log")))
-                .contains("cannot read json line at byte offset " + offset + " of file ")
-                .contains("orders-2.json: field 'amount': 12.345 has more than 2 digits after the point for decimal(10, 2)");
+                .contains("cannot read the record at byte offset " + offset + " of file ")
+                .contains("orders-2.json (format json): field 'amount': 12.345 has more than 2 digits after the point for decimal(10, 2)");
     }
 
     /**

@@ -101,7 +101,7 @@ final class FileCursor<T> implements AutoCloseable {
      * the header. Only it: a split resumed at a checkpointed offset is past the header, which was
      * the first line read, so its first line is a record.
      *
-     * @return the number of records emitted, 0 or 1
+     * @return the number of lines read as records, emitted or rejected: 0 or 1
      */
     private int collect(ReaderOutput<T> output, LineReader.Line line) throws IOException {
         if (line.offset() == 0 && format.hasHeader()) {
@@ -114,15 +114,14 @@ final class FileCursor<T> implements AutoCloseable {
             offset = line.nextOffset();
             return 0;
         }
-        T record;
         try {
-            record = parser.parse(path.getName(), line.offset(), line.bytes());
+            output.collect(parser.parse(path.getName(), line.offset(), line.bytes()));
         } catch (MalformedRecordException e) {
-            // Never skip a bad line: a silently dropped record is exactly what this project forbids.
-            throw new IOException("cannot read " + format.name() + " line at byte offset " + line.offset() + " of file "
-                    + path + ": " + e.getMessage(), e);
+            // Never skip a bad line (SRC-6): the runtime fails the job here, or writes it to the dead letters.
+            output.reject("byte offset " + line.offset() + " of file " + path + " (format " + format.name() + ")",
+                    line.bytes(), e.getMessage());
         }
-        output.collect(record);
+        // A rejected line is passed like an emitted one, so it is read once; it counts against the budget too.
         offset = line.nextOffset();
         return 1;
     }

@@ -180,8 +180,8 @@ abstract class FileSourceContract {
         try (SourceHarness harness = SourceHarness.start(FileSource.builder(dir.toString()).build(), 1)) {
             assertThatThrownBy(harness::runToEnd)
                     .isInstanceOf(IOException.class)
-                    .hasMessage("cannot read EVENTS line at byte offset 8 of file " + fileUri("bad.txt")
-                            + ": expected 4 fields id,key,count,payload but found 1 in line: not an event");
+                    .hasMessage("cannot read the record at byte offset 8 of file " + fileUri("bad.txt")
+                            + " (format EVENTS): expected 4 fields id,key,count,payload but found 1 in line: not an event");
             assertThat(harness.output).extracting(Event::id).containsExactly("1");
         }
     }

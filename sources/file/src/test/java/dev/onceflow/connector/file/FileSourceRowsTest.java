@@ -94,8 +94,8 @@ class FileSourceRowsTest {
 
         assertThatThrownBy(() -> read(text, schema, new byte[] {'o', 'k', '\n', 'b', (byte) 0xC3, '(', '\n'}))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("cannot read raw line at byte offset 3 of file ")
-                .hasMessageContaining("in.txt: field 'value': not UTF-8 text");
+                .hasMessageContaining("cannot read the record at byte offset 3 of file ")
+                .hasMessageContaining("in.txt (format raw): field 'value': not UTF-8 text");
     }
 
     @Test

@@ -96,14 +96,15 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
             if (split == null || record.offset() < split.offset() || record.offset() >= split.stoppingOffset()) {
                 continue;
             }
-            T event = decode(record, partition);
+            T event = decode(record, partition, output);
             // The broker's timestamp (create or append time) becomes the record's event time; -1
             // means the record has none (a very old message format).
-            if (record.timestamp() >= 0) {
+            if (event != null && record.timestamp() >= 0) {
                 output.collect(event, record.timestamp());
-            } else {
+            } else if (event != null) {
                 output.collect(event);
             }
+            // A rejected record's offset is passed too: it is read once, like an emitted one.
             splits.put(partition, split.withOffset(record.offset() + 1));
             emitted++;
         }
@@ -155,13 +156,16 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
         }
     }
 
-    private T decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition) throws IOException {
+    /** The record decoded, or null once it was handed to the runtime as a bad record (SRC-6). */
+    private T decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition, ReaderOutput<T> output)
+            throws IOException {
         try {
             return decoder.decode(record);
         } catch (MalformedRecordException e) {
-            // Never skip a bad record: a silently dropped record is exactly what this project forbids.
-            throw new IOException("cannot read the record at offset " + record.offset() + " of partition " + partition
-                    + " (format " + decoding + "): " + e.getMessage(), e);
+            // Never skip a bad record: the runtime fails the job here, or writes it to the dead letters.
+            output.reject("offset " + record.offset() + " of partition " + partition + " (format " + decoding + ")",
+                    record.value() == null ? new byte[0] : record.value(), e.getMessage());
+            return null;
         }
     }
 
