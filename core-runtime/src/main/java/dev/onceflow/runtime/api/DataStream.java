@@ -127,22 +127,40 @@ public class DataStream<T> {
     }
 
     /** Writes the stream to a sink; the runtime picks the operator for the sink's contract. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     public SinkStream sinkTo(Sink<T> sink) {
-        java.util.function.Supplier<dev.onceflow.runtime.operator.StreamOperator<?>> factory;
+        Transformation t = environment.add(Transformation.Kind.SINK, "sink", transformation,
+                new Transformation.Partitioning.Forward(), sinkOperator(sink));
+        return new SinkStream(t);
+    }
+
+    /**
+     * Sends the records this source's reader cannot read to {@code sink}, as
+     * {@link DeadLetters#SCHEMA} rows, and goes on (rule SRC-6); without it such a record fails the
+     * job. The sink runs in each of the source's subtasks, and its transactions are pre-committed
+     * and committed with the source task's checkpoints, so a sink with the exactly-once contract
+     * holds each rejected record once, also across crashes.
+     *
+     * @param uid the dead-letter sink's uid, unique in the job; its state is checkpointed under it
+     * @throws IllegalArgumentException if this stream is not a source's
+     */
+    public DataStream<T> deadLettersTo(Sink<dev.onceflow.spi.row.Row> sink, String uid) {
+        transformation.setDeadLetters(new Transformation.DeadLetterSink(uid, sinkOperator(sink)));
+        return this;
+    }
+
+    /** The operator that drives {@code sink}, by its contract. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static java.util.function.Supplier<dev.onceflow.runtime.operator.StreamOperator<?>> sinkOperator(
+            Sink<?> sink) {
         if (sink instanceof TwoPhaseCommitSink twoPhase) {
-            factory = () -> new TwoPhaseCommitSinkOperator<>(twoPhase);
+            return () -> new TwoPhaseCommitSinkOperator<>(twoPhase);
         } else if (sink instanceof GenericWriteAheadSink writeAhead) {
-            factory = () -> new WriteAheadSinkOperator<>(writeAhead);
+            return () -> new WriteAheadSinkOperator<>(writeAhead);
         } else if (sink instanceof AtLeastOnceSink atLeastOnce) {
             // IdempotentSink too: the same flush at the barrier; idempotence is the sink's own promise.
-            factory = () -> WriteThroughSinkOperator.atLeastOnce(atLeastOnce);
-        } else {
-            factory = () -> WriteThroughSinkOperator.bestEffort((BestEffortSink) sink);
+            return () -> WriteThroughSinkOperator.atLeastOnce(atLeastOnce);
         }
-        Transformation t = environment.add(Transformation.Kind.SINK, "sink", transformation,
-                new Transformation.Partitioning.Forward(), factory);
-        return new SinkStream(t);
+        return () -> WriteThroughSinkOperator.bestEffort((BestEffortSink) sink);
     }
 
     <R> DataStream<R> next(String name, Transformation.Partitioning partitioning,

@@ -38,7 +38,9 @@ public record JobFile(
     /**
      * A source or sink, named by its factory identifier. {@code format} names how it decodes or
      * encodes records, for connectors that take one; {@code schema} declares the fields of a
-     * source's records where its format does not fix them.
+     * source's records where its format does not fix them. A source's {@code on-error} says what a
+     * record its reader cannot read does: {@code fail} the job (the default) or go to the
+     * {@code dead-letter} sink.
      */
     public record Connector(
             @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
@@ -46,7 +48,9 @@ public record JobFile(
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options,
             @JsonProperty("format") Format format,
-            @JsonProperty("schema") SchemaSpec schema) {
+            @JsonProperty("schema") SchemaSpec schema,
+            @JsonProperty("on-error") String onError,
+            @JsonProperty("dead-letter") Connector deadLetter) {
     }
 
     /** {@code format: json}, or {@code format: {type: csv, options: {delimiter: ";"}}}. */

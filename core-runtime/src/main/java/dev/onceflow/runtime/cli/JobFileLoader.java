@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.onceflow.runtime.api.DataStream;
+import dev.onceflow.runtime.api.DeadLetters;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
@@ -298,8 +299,9 @@ public final class JobFileLoader {
                 }
             });
             Schema schema = source.schema();
-            DataStream<Row> stream = rows(env, source, sourceFactory.identifier(),
-                    spec.source().uid() != null ? spec.source().uid() : "source", spec.source().parallelism());
+            String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
+            DataStream<Row> stream = rows(env, source, sourceFactory.identifier(), sourceUid,
+                    spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
@@ -337,6 +339,10 @@ public final class JobFileLoader {
                 description.append(" -> ").append(step.type());
             }
             String sinkOwner = "sink '" + sinkFactory.identifier() + "'";
+            if (spec.sink().onError() != null || spec.sink().deadLetter() != null) {
+                throw new JobFileException(where + ": " + sinkOwner + " takes no on-error or dead-letter; they are the"
+                        + " source's, for records it cannot read");
+            }
             if (spec.sink().schema() != null) {
                 throw new JobFileException(where + ": " + sinkOwner + " takes the schema of its input; remove its schema:");
             }
@@ -376,11 +382,12 @@ public final class JobFileLoader {
      */
     @SuppressWarnings("unchecked")
     private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, String name, String uid,
-            Integer parallelism) {
+            Integer parallelism, Optional<DeadLetterSink> deadLetters) {
         DataStream<T> records = env.fromSource(source.source(), name).uid(uid).recordSerializer(source.recordSerializer());
         if (parallelism != null) {
             records.parallelism(parallelism);
         }
+        deadLetters.ifPresent(d -> records.deadLettersTo(d.sink(), d.uid()));
         if (source.yieldsRows()) {
             return (DataStream<Row>) records;
         }
@@ -390,6 +397,75 @@ public final class JobFileLoader {
             rows.parallelism(parallelism);
         }
         return rows;
+    }
+
+    /** A source's dead-letter sink and its uid. */
+    private record DeadLetterSink(dev.onceflow.spi.sink.Sink<Row> sink, String uid) {
+    }
+
+    /**
+     * The sink the source's unreadable records go to, if its {@code on-error} is {@code dead-letter}
+     * (rule SRC-6): any sink, given {@link DeadLetters#SCHEMA} rows, in json where it takes a format
+     * and the job file names none.
+     */
+    @SuppressWarnings("unchecked")
+    private Optional<DeadLetterSink> deadLetters(JobFile.Connector source, String sourceUid, String where)
+            throws JobFileException {
+        String onError = source.onError() == null ? "fail" : source.onError();
+        JobFile.Connector spec = source.deadLetter();
+        if (!onError.equals("fail") && !onError.equals("dead-letter")) {
+            throw new JobFileException(where + ": source on-error is '" + onError + "'; it is fail (the default: the "
+                    + "job stops at a record it cannot read) or dead-letter");
+        }
+        if (onError.equals("fail")) {
+            if (spec != null) {
+                throw new JobFileException(where + ": source has a dead-letter sink but on-error is fail; set on-error:"
+                        + " dead-letter, or remove dead-letter:");
+            }
+            return Optional.empty();
+        }
+        if (spec == null) {
+            throw new JobFileException(where + ": source on-error: dead-letter needs a dead-letter: sink, such as "
+                    + "{type: filesystem, options: {path: dead-letters}}");
+        }
+        SinkFactory factory;
+        try {
+            factory = connectors.sink(spec.type());
+        } catch (JobFileException e) {
+            throw new JobFileException(where + ": source dead-letter: " + e.getMessage());
+        }
+        String owner = "source dead-letter sink '" + factory.identifier() + "'";
+        if (spec.schema() != null || spec.parallelism() != null || spec.onError() != null
+                || spec.deadLetter() != null) {
+            throw new JobFileException(where + ": " + owner + " takes only type, uid, options and format; its rows are"
+                    + " source, position, reason and record, and it runs in the source's subtasks");
+        }
+        OptionValues options = connectorOptions(where + ": " + owner, spec, factory.options());
+        Optional<Format> format = factory.defaultFormat().isEmpty() || spec.format() != null
+                ? format(spec.format(), factory.defaultFormat(), where, owner)
+                : format(new JobFile.Format("json", null), factory.defaultFormat(), where, owner);
+        RowSink<?> sink = factory.createRowSink(new SinkFactory.Context() {
+            @Override
+            public OptionValues options() {
+                return options;
+            }
+
+            @Override
+            public Schema inputSchema() {
+                return DeadLetters.SCHEMA;
+            }
+
+            @Override
+            public Optional<Format> format() {
+                return format;
+            }
+        });
+        if (!sink.writesRows()) {
+            throw new JobFileException(where + ": " + owner + " cannot write dead-letter rows; use a sink that writes "
+                    + "rows, such as filesystem or kafka");
+        }
+        String uid = spec.uid() != null ? spec.uid() : sourceUid + "-dead-letters";
+        return Optional.of(new DeadLetterSink((dev.onceflow.spi.sink.Sink<Row>) sink.sink(), uid));
     }
 
     /** The sink, behind the conversion of each row to its record when it does not write rows itself. */

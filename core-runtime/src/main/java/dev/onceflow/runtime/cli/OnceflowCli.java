@@ -199,9 +199,11 @@ public final class OnceflowCli {
                         : control.url() + "#token=<the contents of " + control.tokenFile() + ">");
                 out.flush();
                 JobResult result = await(client, out, progressMillis);
-                out.printf("Job %s %s: read %d records, wrote %d records%s.%n", result.jobName(),
+                out.printf("Job %s %s: read %d records, wrote %d records%s%s.%n", result.jobName(),
                         result.status().name().toLowerCase(java.util.Locale.ROOT), result.recordsRead(),
-                        result.recordsWritten(), result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "");
+                        result.recordsWritten(), result.deadLetters() > 0 ? ", sent " + result.deadLetters()
+                                + " records it could not read to the dead letters" : "",
+                        result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "");
                 Map<String, Object> sinkOptions = job.spec().sink().options();
                 if (sinkOptions != null && sinkOptions.get("path") != null) {
                     out.printf("Committed output: %s%n", displayPath(sinkOptions.get("path").toString()));
@@ -237,8 +239,9 @@ public final class OnceflowCli {
                             c.durationMillis(), c.fullStateBytes(), c.stateBytes() < c.fullStateBytes()
                                     ? ", " + c.stateBytes() + " written" : "")
                     : String.format("checkpoint %d failed: %s", c.checkpointId(), c.failure());
-            return String.format("[%s] read %d, wrote %d, %s%s", p.jobName(), p.recordsRead(), p.recordsWritten(),
-                    checkpoint, p.restarts() > 0 ? ", " + p.restarts() + " restarts" : "");
+            return String.format("[%s] read %d, wrote %d, %s%s%s", p.jobName(), p.recordsRead(), p.recordsWritten(),
+                    p.deadLetters() > 0 ? p.deadLetters() + " dead letters, " : "", checkpoint,
+                    p.restarts() > 0 ? ", " + p.restarts() + " restarts" : "");
         }
     }
 

@@ -41,6 +41,7 @@ public final class JobClient {
     private volatile int restarts;
     private volatile long readBefore;
     private volatile long writtenBefore;
+    private volatile long deadLettersBefore;
 
     /**
      * Validates the restore point and starts the job on a new thread. Its meters go to
@@ -101,6 +102,7 @@ public final class JobClient {
         RestoredCheckpoint restorePoint = initial;
         long carriedRead = 0;
         long carriedWritten = 0;
+        long carriedDeadLetters = 0;
         try {
             while (true) {
                 long first = Math.max(storage.highestId(), restorePoint == null ? 0 : restorePoint.checkpointId()) + 1;
@@ -110,6 +112,7 @@ public final class JobClient {
                 // Swapped together, so progress never counts the finished attempt twice.
                 readBefore = carriedRead;
                 writtenBefore = carriedWritten;
+                deadLettersBefore = carriedDeadLetters;
                 current = execution;
                 started.complete(null);
                 if (cancelled) {
@@ -118,6 +121,7 @@ public final class JobClient {
                 JobExecution.Outcome outcome = execution.run();
                 long read = readBefore + execution.recordsRead();
                 long written = writtenBefore + execution.recordsWritten();
+                long deadLetters = deadLettersBefore + execution.deadLetters();
                 CheckpointLocation last = execution.lastCompletedCheckpoint();
                 if (last != null) {
                     restorePoint = CheckpointStorage.load(last);
@@ -125,7 +129,7 @@ public final class JobClient {
                 CheckpointLocation lastDir = restorePoint == null ? null : restorePoint.directory();
                 if (outcome == JobExecution.Outcome.FINISHED || outcome == JobExecution.Outcome.CANCELLED) {
                     result.complete(new JobResult(jobName, outcome == JobExecution.Outcome.FINISHED
-                            ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, read, written, lastDir,
+                            ? JobResult.Status.FINISHED : JobResult.Status.CANCELLED, read, written, deadLetters, lastDir,
                             restarts));
                     return;
                 }
@@ -137,6 +141,7 @@ public final class JobClient {
                 }
                 carriedRead = read;
                 carriedWritten = written;
+                carriedDeadLetters = deadLetters;
                 restarts++;
                 metrics.restarted();
                 LOG.warn("Job {} restarting (restart {}) from {} in {} ms", jobName, restarts,
@@ -209,9 +214,10 @@ public final class JobClient {
                 : result.join().status() == JobResult.Status.FINISHED ? JobProgress.Status.FINISHED
                 : JobProgress.Status.CANCELLED;
         if (execution == null) {
-            return new JobProgress(jobName, status, 0, 0, history.latest(), restarts);
+            return new JobProgress(jobName, status, 0, 0, 0, history.latest(), restarts);
         }
         return new JobProgress(jobName, status, readBefore + execution.recordsRead(),
-                writtenBefore + execution.recordsWritten(), history.latest(), restarts);
+                writtenBefore + execution.recordsWritten(), deadLettersBefore + execution.deadLetters(),
+                history.latest(), restarts);
     }
 }

@@ -16,6 +16,7 @@ import dev.onceflow.runtime.metrics.JobMetrics;
 import dev.onceflow.runtime.metrics.RecordCounter;
 import dev.onceflow.runtime.operator.OperatorContext;
 import dev.onceflow.runtime.operator.Output;
+import dev.onceflow.runtime.operator.SourceOperator;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.state.RestoredState;
@@ -83,6 +84,7 @@ final class JobExecution implements TaskEnvironment {
     private final List<Task> tasks = new ArrayList<>();
     private final List<SourceTask> sourceTasks = new ArrayList<>();
     private final List<Task> lastStageTasks = new ArrayList<>();
+    private final List<RecordCounter> deadLetterCounts = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final CountDownLatch finished;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** One per source, by the source's uid, in stage order. */
@@ -184,9 +186,13 @@ final class JobExecution implements TaskEnvironment {
                 ? RestoredState.fresh(stage.parallelism())
                 : restored.stateFor(uid, subtask, stage.parallelism());
         boolean unaligned = checkpointConfig.unaligned();
+        Transformation.DeadLetterSink deadLetterSink = stage.isSource() ? stage.chain().get(0).deadLetters() : null;
+        StreamOperator<Object> deadLetters = deadLetterSink == null ? null
+                : (StreamOperator<Object>) deadLetterSink.operatorFactory().get();
         Task task = stage.isSource()
-                ? new SourceTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this, state,
-                        unaligned)
+                ? new SourceTask(stage.name(), subtask, stage.parallelism(), withDeadLetters(stage.uids(),
+                        deadLetterSink == null ? null : deadLetterSink.uid()), gate, withDeadLetters(chain, deadLetters),
+                        writer, this, state, unaligned)
                 : new ProcessingTask(stage.name(), subtask, stage.parallelism(), stage.uids(), gate, chain, writer, this,
                         state, checkpointConfig.mode(), unaligned, inFlightRecords(stage, subtask),
                         stage.inputs().size() > 1 ? stage.inputs().get(1).firstChannel() : gate.channelCount());
@@ -206,11 +212,44 @@ final class JobExecution implements TaskEnvironment {
                     storage.sharedState()),
                     output);
         }
+        if (deadLetters != null) {
+            setUpDeadLetters(stage, subtask, (SourceOperator<?, ?>) (StreamOperator<?>) chain.get(0),
+                    deadLetterSink.uid(), deadLetters, services, time);
+        }
         if (task instanceof SourceTask source) {
             sourceTasks.add(source);
             sourceTasksByUid.computeIfAbsent(stage.uids().get(0), uid -> new ArrayList<>()).add(source);
         }
         return task;
+    }
+
+    /**
+     * The operators a source task runs: its chain and, after it, the dead-letter sink, which takes
+     * no records from the chain but is initialized, pre-committed, snapshotted under its own uid and
+     * notified with it (rule SRC-6).
+     */
+    private static <E> List<E> withDeadLetters(List<E> chain, E deadLetters) {
+        if (deadLetters == null) {
+            return chain;
+        }
+        List<E> all = new ArrayList<>(chain);
+        all.add(deadLetters);
+        return all;
+    }
+
+    /** Connects the source's rejected records to its dead-letter sink, counted as the sink's records in. */
+    private void setUpDeadLetters(JobPlan.Stage stage, int subtask, SourceOperator<?, ?> source, String uid,
+            StreamOperator<Object> sink, OperatorContext.TaskServices services, TaskTime time) {
+        sink.setup(new OperatorContext(jobName, uid, uid, subtask, stage.parallelism(), plan.maxParallelism(),
+                firstCheckpointId, attemptId, checkpointConfig.mode(), checkpointConfig.maxConcurrent(), commitRetry,
+                services, maxCommitWait, time, plan.stateBackend(), storage.sharedState()), last(null));
+        RecordCounter received = new RecordCounter();
+        metrics.bindRecordsIn(uid, subtask, received::count);
+        deadLetterCounts.add(received);
+        source.sendDeadLettersTo(row -> {
+            sink.processElement(row);
+            received.increment();
+        });
     }
 
     /**
@@ -446,6 +485,11 @@ final class JobExecution implements TaskEnvironment {
 
     long recordsWritten() {
         return lastStageTasks.stream().mapToLong(Task::records).sum();
+    }
+
+    /** Records the sources' readers rejected and sent to their dead-letter sinks in this attempt. */
+    long deadLetters() {
+        return deadLetterCounts.stream().mapToLong(RecordCounter::count).sum();
     }
 
     private void shutdown() throws InterruptedException {

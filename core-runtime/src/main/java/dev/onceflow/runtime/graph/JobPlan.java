@@ -91,10 +91,15 @@ public record JobPlan(List<Stage> stages, int maxParallelism, StateBackend state
         }
     }
 
-    /** Every operator uid of the job. */
+    /** Every operator uid of the job, the sources' dead-letter sinks included. */
     public Set<String> uids() {
         Set<String> all = new HashSet<>();
         stages.forEach(s -> all.addAll(s.uids()));
+        for (Transformation step : steps()) {
+            if (step.deadLetters() != null) {
+                all.add(step.deadLetters().uid());
+            }
+        }
         return all;
     }
 
@@ -160,6 +165,10 @@ public record JobPlan(List<Stage> stages, int maxParallelism, StateBackend state
             for (Transformation t : steps) {
                 if (!uids.add(t.uid())) {
                     throw new IllegalArgumentException("uid '" + t.uid() + "' is used twice; uids must be unique in a job");
+                }
+                if (t.deadLetters() != null && !uids.add(t.deadLetters().uid())) {
+                    throw new IllegalArgumentException("uid '" + t.deadLetters().uid()
+                            + "' is used twice; uids must be unique in a job");
                 }
                 int parallelism = t.parallelism() > 0 ? t.parallelism() : defaultParallelism;
                 if (parallelism > maxParallelism) {

@@ -47,6 +47,7 @@ public final class Transformation {
     private String uid;
     private int parallelism;
     private SimpleVersionedSerializer<Object> recordSerializer;
+    private DeadLetterSink deadLetters;
 
     public Transformation(int index, Kind kind, String name, Transformation input, Partitioning partitioning,
             Supplier<? extends StreamOperator<?>> operatorFactory, Object source) {
@@ -152,5 +153,32 @@ public final class Transformation {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + value);
         }
         this.parallelism = value;
+    }
+
+    /**
+     * Where a source step writes the records its reader rejects (rule SRC-6): a sink operator run in
+     * each of the source's subtasks, checkpointed under its own {@code uid}.
+     *
+     * @param uid the dead-letter sink's uid, unique in the job like every step's
+     * @param operatorFactory a new sink operator, once per subtask and attempt; it receives
+     *     {@link dev.onceflow.runtime.api.DeadLetters} rows
+     */
+    public record DeadLetterSink(String uid, Supplier<? extends StreamOperator<?>> operatorFactory) {
+    }
+
+    /** The dead-letter sink of a source step, else {@code null}: the job fails on a rejected record. */
+    public DeadLetterSink deadLetters() {
+        return deadLetters;
+    }
+
+    public void setDeadLetters(DeadLetterSink value) {
+        if (kind != Kind.SOURCE) {
+            throw new IllegalArgumentException("only a source has dead letters; '" + uid() + "' is not a source");
+        }
+        if (!value.uid().matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("uid '" + value.uid()
+                    + "' may contain only letters, digits, '.', '_' and '-'");
+        }
+        this.deadLetters = value;
     }
 }

@@ -1,20 +1,25 @@
 package dev.onceflow.runtime.operator;
 
+import dev.onceflow.runtime.api.DeadLetters;
 import dev.onceflow.runtime.api.WatermarkStrategy;
 import dev.onceflow.runtime.state.OperatorSnapshot;
 import dev.onceflow.runtime.state.RestoredState;
 import dev.onceflow.runtime.state.VersionedValues;
 import dev.onceflow.runtime.task.StreamElement;
+import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.ReplayableSource;
 import dev.onceflow.spi.source.SourceReader;
 import dev.onceflow.spi.source.SourceReaderContext;
 import dev.onceflow.spi.source.SourceSplit;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hosts one {@link SourceReader}: restores its splits, polls it, snapshots its split positions.
@@ -24,6 +29,8 @@ import java.util.TreeMap;
  * the job's {@link WatermarkStrategy} says, from the highest timestamp emitted so far.
  */
 public final class SourceOperator<T, SplitT extends SourceSplit> extends StreamOperator<Void> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SourceOperator.class);
 
     static final String SPLITS = "splits";
 
@@ -43,7 +50,19 @@ public final class SourceOperator<T, SplitT extends SourceSplit> extends StreamO
         public void collect(T record, long timestamp) {
             emit(record, timestamp);
         }
+
+        @Override
+        public void reject(String position, byte[] record, String reason) throws IOException {
+            if (deadLetters == null) {
+                ReaderOutput.super.reject(position, record, reason);
+                return;
+            }
+            rejected(position, record, reason);
+        }
     };
+    /** Where rejected records go (SRC-6), or null: then a rejected record fails the job. */
+    private DeadLetterOutput deadLetters;
+    private boolean rejectedBefore;
     private SourceReader<T, SplitT> reader;
     private TaskTime time;
     private long highestTimestamp = StreamElement.NO_TIMESTAMP;
@@ -96,6 +115,36 @@ public final class SourceOperator<T, SplitT extends SourceSplit> extends StreamO
         nextCheckNanos = lastActiveNanos + intervalNanos;
         reader.start();
         context.taskServices().registerReader(context.uid(), context.subtaskIndex());
+    }
+
+    /** Receives the dead-letter rows of the records this operator's reader rejects. */
+    @FunctionalInterface
+    public interface DeadLetterOutput {
+        void write(Row deadLetter) throws Exception;
+    }
+
+    /**
+     * Sends the records the reader rejects to {@code output} as {@link DeadLetters} rows, instead
+     * of failing the job. Called once, before {@link #open()}.
+     */
+    public void sendDeadLettersTo(DeadLetterOutput output) {
+        this.deadLetters = output;
+    }
+
+    private void rejected(String position, byte[] record, String reason) throws IOException {
+        if (!rejectedBefore) {
+            rejectedBefore = true;
+            LOG.warn("{} subtask {}: could not read the record at {}: {}; it goes to the dead letters, and so do the "
+                    + "ones that follow, counted as the records received by the dead-letter sink", context.uid(),
+                    context.subtaskIndex(), position, reason);
+        }
+        try {
+            deadLetters.write(DeadLetters.of(context.uid(), position, reason, record));
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("the dead-letter sink could not take the record at " + position + ": " + e, e);
+        }
     }
 
     /** Emits the reader's next records to the chain. */

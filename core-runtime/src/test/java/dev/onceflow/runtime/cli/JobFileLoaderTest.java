@@ -99,6 +99,51 @@ class JobFileLoaderTest {
     }
 
     @Test
+    void aDeadLetterSinkRunsInTheSourcesTaskUnderItsOwnUidAndTakesJsonByDefault() throws Exception {
+        Path file = JobFiles.write(dir, "job.yaml", JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n"
+                + "  on-error: dead-letter\n  dead-letter: {type: filesystem, options: {path: " + dir.resolve("dl") + "}}\n"));
+
+        JobFileLoader.LoadedJob job = loader.load(file);
+
+        assertThat(job.environment().plan().uids()).containsExactlyInAnyOrder("source", "source-dead-letters", "count",
+                "sink");
+        assertThat(job.environment().plan().stages().get(0).chain().get(0).deadLetters().uid())
+                .isEqualTo("source-dead-letters");
+        // the dead-letter rows (bytes among them) do not fit the event lines the sink writes by default
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: dead-letter\n"
+                + "  dead-letter: {type: filesystem, format: event, options: {path: " + dir.resolve("dl") + "}}\n")))
+                .contains(": sink 'filesystem': format 'event': the schema must be row<id string not null,");
+    }
+
+    @Test
+    void aDeadLetterSettingThatDoesNotFitIsRefusedInOneLine() throws Exception {
+        String path = "options: {path: " + dir.resolve("dl") + "}";
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: skip\n")))
+                .endsWith(": source on-error is 'skip'; it is fail (the default: the job stops at a record it cannot "
+                        + "read) or dead-letter");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: dead-letter\n")))
+                .endsWith(": source on-error: dead-letter needs a dead-letter: sink, such as {type: filesystem, "
+                        + "options: {path: dead-letters}}");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  dead-letter: {type: filesystem, "
+                + path + "}\n")))
+                .endsWith(": source has a dead-letter sink but on-error is fail; set on-error: dead-letter, or remove "
+                        + "dead-letter:");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: dead-letter\n"
+                + "  dead-letter: {type: filesystem, parallelism: 3, " + path + "}\n")))
+                .endsWith(": source dead-letter sink 'filesystem' takes only type, uid, options and format; its rows are"
+                        + " source, position, reason and record, and it runs in the source's subtasks");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: dead-letter\n"
+                + "  dead-letter: {type: nowhere}\n")))
+                .contains(": source dead-letter: no sink connector 'nowhere' on the classpath");
+        assertThat(errorFor(JobFiles.validWith(dir, "    keys: 3\n", "    keys: 3\n  on-error: dead-letter\n"
+                + "  dead-letter: {type: filesystem, uid: count, " + path + "}\n")))
+                .endsWith(": uid 'count' is used twice; uids must be unique in a job");
+        assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n", "  type: filesystem\n  on-error: fail\n")))
+                .endsWith(": sink 'filesystem' takes no on-error or dead-letter; they are the source's, for records it "
+                        + "cannot read");
+    }
+
+    @Test
     void countByKeyNamesAMissingKeyFieldAndAddsANewCountFieldWhichTheSinksFormatMustFit() throws Exception {
         assertThat(errorFor(JobFiles.validWith(dir, "    uid: count\n", "    uid: count\n    options: {key: customer}\n")))
                 .endsWith(": steps[0] 'count-by-key': key field 'customer' is not a field of the input; fields: id, key, "
