@@ -49,19 +49,31 @@ public final class EmbeddedKafkaBroker implements KafkaTestBroker {
      * @throws IllegalStateException if the broker does not start; the temporary directory is removed
      */
     public static EmbeddedKafkaBroker start(Map<String, String> overrides) {
+        return SingleNodeKRaft.startWithRetries(() -> startOnce(overrides));
+    }
+
+    private static EmbeddedKafkaBroker startOnce(Map<String, String> overrides) {
         Path dir = SingleNodeKRaft.newLogDirectory();
+        KafkaRaftServer server = null;
         try {
-            int brokerPort = SingleNodeKRaft.freePort();
-            int controllerPort = SingleNodeKRaft.freePort();
+            int[] ports = SingleNodeKRaft.freePorts(2);
             Properties props = new Properties();
-            props.putAll(SingleNodeKRaft.settings(dir, brokerPort, controllerPort));
+            props.putAll(SingleNodeKRaft.settings(dir, ports[0], ports[1]));
             props.putAll(overrides);
             KafkaConfig config = new KafkaConfig(props);
             SingleNodeKRaft.format(dir);
-            KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+            server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            return new EmbeddedKafkaBroker(dir, brokerPort, server);
+            return new EmbeddedKafkaBroker(dir, ports[0], server);
         } catch (Exception e) {
+            if (server != null) {
+                try {
+                    server.shutdown();
+                    server.awaitShutdown();
+                } catch (RuntimeException ignored) {
+                    // it did not start; what is left of it goes with the JVM
+                }
+            }
             SingleNodeKRaft.deleteQuietly(dir);
             throw new IllegalStateException("the embedded Kafka broker did not start: " + e, e);
         }

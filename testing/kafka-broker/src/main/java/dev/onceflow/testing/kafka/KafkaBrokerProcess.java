@@ -81,9 +81,10 @@ public final class KafkaBrokerProcess implements KafkaTestBroker {
         Path dir = SingleNodeKRaft.newLogDirectory();
         KafkaBrokerProcess broker;
         try {
-            broker = new KafkaBrokerProcess(dir, SingleNodeKRaft.freePort());
+            int[] ports = SingleNodeKRaft.freePorts(2);
+            broker = new KafkaBrokerProcess(dir, ports[0]);
             Map<String, String> settings = new HashMap<>(
-                    SingleNodeKRaft.settings(broker.logDirectory, broker.brokerPort, SingleNodeKRaft.freePort()));
+                    SingleNodeKRaft.settings(broker.logDirectory, broker.brokerPort, ports[1]));
             settings.put("broker.session.timeout.ms", "2000");
             settings.put("broker.heartbeat.interval.ms", "500");
             settings.putAll(overrides);

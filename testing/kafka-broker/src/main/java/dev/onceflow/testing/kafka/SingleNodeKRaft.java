@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -83,10 +84,51 @@ final class SingleNodeKRaft {
                 .run();
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
+    /**
+     * {@code count} distinct ports free on 127.0.0.1 now. The sockets that found them are held open
+     * until all are found, so the system cannot hand out one port twice (a broker given the same
+     * port for its client and controller listeners refuses to start). Another process may still
+     * take a port before the broker binds it; {@link #startWithRetries} covers that.
+     */
+    static int[] freePorts(int count) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                socket.close();
+            }
         }
+    }
+
+    /** Starts a broker, or what {@code attempt} starts; a start that fails is tried again, at most three times in all. */
+    static <T> T startWithRetries(StartAttempt<T> attempt) {
+        IllegalStateException failure = null;
+        for (int i = 0; i < 3; i++) {
+            try {
+                return attempt.start();
+            } catch (IllegalStateException e) {
+                // The likely cause is a port taken between choosing it and binding it.
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        throw failure;
+    }
+
+    /** One try at starting a broker. */
+    @FunctionalInterface
+    interface StartAttempt<T> {
+        T start();
     }
 
     static void deleteQuietly(Path dir) {
