@@ -296,6 +296,11 @@ public final class JobFileLoader {
                 public Optional<Format> format() {
                     return sourceFormat;
                 }
+
+                @Override
+                public Format format(String identifier, Map<String, String> options, String owner) {
+                    return connectors.format(identifier, options, owner);
+                }
             });
             Schema schema = source.schema();
             DataStream<Row> stream = rows(env, source, sourceFactory.identifier(),
