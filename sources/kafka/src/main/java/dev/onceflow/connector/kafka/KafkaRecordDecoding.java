@@ -174,8 +174,8 @@ public abstract class KafkaRecordDecoding<T> {
     public static KafkaRecordDecoding<Row> rows(Format format, Schema fields, Key key, List<Metadata> metadata) {
         Objects.requireNonNull(format, "format");
         Schema schema = schema(fields, metadata);
-        Parts parts = key == null ? null : Parts.of(fields, key);
-        Schema valueSchema = parts == null ? fields : parts.valueSchema;
+        Parts parts = key == null ? null : Parts.of(fields, key, format);
+        Schema valueSchema = parts == null ? fields : parts.valueRecordSchema;
         format.createDecoder(valueSchema);
         List<Metadata> extra = List.copyOf(metadata);
         return new KafkaRecordDecoding<>() {
@@ -228,7 +228,7 @@ public abstract class KafkaRecordDecoding<T> {
     /** Where each field of the rows comes from: the key's decoded row, the value's, or both. */
     private static final class Parts {
 
-        final Schema valueSchema;
+        final Schema valueRecordSchema;
         final Schema keyRecordSchema;
         final boolean keyMayBeNull;
         final String firstNotNullKeyField;
@@ -239,8 +239,8 @@ public abstract class KafkaRecordDecoding<T> {
         /** For each field of the rows, its position in the value's row, or -1. */
         final int[] inValue;
 
-        private Parts(Schema fields, Key key, Schema valueSchema, Schema keyRecordSchema) {
-            this.valueSchema = valueSchema;
+        private Parts(Schema fields, Key key, Schema valueSchema, Schema valueRecordSchema, Schema keyRecordSchema) {
+            this.valueRecordSchema = valueRecordSchema;
             this.keyRecordSchema = keyRecordSchema;
             this.valueHoldsKey = key.valueHoldsKey();
             this.names = fields.names();
@@ -255,7 +255,11 @@ public abstract class KafkaRecordDecoding<T> {
             }
         }
 
-        static Parts of(Schema fields, Key key) {
+        /**
+         * A format that fixes its own schema (raw: one field) reads its part's fields by position, of
+         * the same types, whatever their names.
+         */
+        static Parts of(Schema fields, Key key, Format valueFormat) {
             List<Field> keyFields = new ArrayList<>();
             for (String name : key.fields()) {
                 Field field = fields.field(name).orElseThrow(() -> new OptionException(OWNER + ": key field '" + name
@@ -277,7 +281,14 @@ public abstract class KafkaRecordDecoding<T> {
                 throw new OptionException(OWNER + ": key-format '" + key.format().identifier() + "' reads keys as "
                         + keyRecordSchema + ", but key-fields are " + keySchema + "; list key fields of those types");
             }
-            Parts parts = new Parts(fields, key, Schema.of(valueFields, List.of()), keyRecordSchema);
+            Schema valueSchema = Schema.of(valueFields, List.of());
+            Schema valueRecordSchema = valueFormat.factory().schema(valueFormat.options()).orElse(valueSchema);
+            if (!sameTypes(valueRecordSchema, valueSchema)) {
+                throw new OptionException(OWNER + ": format '" + valueFormat.identifier() + "' reads values as "
+                        + valueRecordSchema + ", but the value's fields are " + valueSchema + "; declare the schema "
+                        + "so that the fields the value holds are of those types");
+            }
+            Parts parts = new Parts(fields, key, valueSchema, valueRecordSchema, keyRecordSchema);
             try {
                 key.format().createDecoder(keyRecordSchema);
             } catch (OptionException e) {
@@ -287,7 +298,7 @@ public abstract class KafkaRecordDecoding<T> {
             return parts;
         }
 
-        /** Same number of fields, of the same types but for nullability: a fixed key schema matches by position. */
+        /** Same number of fields, of the same types but for nullability: a fixed schema matches by position. */
         private static boolean sameTypes(Schema a, Schema b) {
             if (a.size() != b.size()) {
                 return false;

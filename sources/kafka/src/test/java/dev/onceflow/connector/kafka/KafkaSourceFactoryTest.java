@@ -210,6 +210,10 @@ class KafkaSourceFactoryTest {
         assertRowsRefused(Map.of("key-format", "raw", "key-fields", "id"), json, schema,
                 "source 'kafka': key-format 'raw' reads keys as row<value string not null>, but key-fields are "
                         + "row<id long not null>; list key fields of those types");
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "name", "value-fields-include", "except-key"),
+                format(new RawFormatFactory()), schema, "source 'kafka': format 'raw' reads values as row<value "
+                        + "string not null>, but the value's fields are row<id long not null>; declare the schema so "
+                        + "that the fields the value holds are of those types");
         assertRowsRefused(Map.of("key-format", "event", "key-fields", "id"), json, schema,
                 "source 'kafka': option 'key-format' cannot be event, whose records are events, not fields; name a "
                         + "format such as json or raw");

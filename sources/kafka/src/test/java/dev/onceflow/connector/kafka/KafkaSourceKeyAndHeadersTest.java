@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.format.json.JsonFormatFactory;
+import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.format.Format;
@@ -160,6 +161,20 @@ class KafkaSourceKeyAndHeadersTest {
         assertThat(read(rows)).containsExactly(Row.of(rows.schema(), "a", 1L, 1, "eu", Map.of("h", utf8("last"))));
     }
 
+    @Test
+    void aValueFormatThatFixesItsSchemaFillsTheValueFieldByPosition() throws Exception {
+        String topic = topic();
+        send(topic, "{\"id\": 5}", "plain text, not JSON");
+        Schema schema = Schema.of(Field.of("id", DataType.LONG.notNull()), Field.of("body", DataType.STRING));
+        RawFormatFactory raw = new RawFormatFactory();
+        Format format = new Format(raw, OptionValues.validate("format 'raw'", Map.of(), raw.options()));
+
+        RowSource<?> rows = rowSource(topic, Map.of("key-format", "json", "key-fields", "id",
+                "value-fields-include", "except-key"), schema, format);
+
+        assertThat(read(rows)).containsExactly(Row.of(schema, 5L, "plain text, not JSON"));
+    }
+
     private static String reasonJsonGives(Schema schema, String record) {
         JsonFormatFactory json = new JsonFormatFactory();
         return assertThatThrownBy(() -> json.createDecoder(schema, OptionValues.validate("format 'json'", Map.of(),
@@ -175,13 +190,18 @@ class KafkaSourceKeyAndHeadersTest {
 
     /** The factory's source of rows, as a job file with format json and {@code schema} makes it. */
     private static RowSource<?> rowSource(String topic, Map<String, String> raw, Schema schema) {
+        JsonFormatFactory json = new JsonFormatFactory();
+        return rowSource(topic, raw, schema, new Format(json, OptionValues.validate("format 'json'", Map.of(),
+                json.options())));
+    }
+
+    /** The factory's source of rows, as a job file with {@code format} and {@code schema} makes it. */
+    private static RowSource<?> rowSource(String topic, Map<String, String> raw, Schema schema, Format format) {
         KafkaSourceFactory factory = new KafkaSourceFactory();
         Map<String, String> all = new HashMap<>(raw);
         all.put("bootstrap-servers", broker.bootstrapServers());
         all.put("topics", topic);
         all.put("bounded", "true");
-        JsonFormatFactory json = new JsonFormatFactory();
-        Format format = new Format(json, OptionValues.validate("format 'json'", Map.of(), json.options()));
         return factory.createRowSource(KafkaSourceFactoryTest.context(
                 OptionValues.validate("source 'kafka'", all, factory.options()), format, Optional.of(schema)));
     }
