@@ -148,12 +148,7 @@ public final class KafkaSourceFactory implements SourceFactory {
         List<KafkaRecordDecoding.Metadata> metadata = metadata(options);
         checkKeyOptions(options);
         if (format.identifier().equals("event")) {
-            Optional<Option<?>> rowOption = Stream.of(METADATA_FIELDS, KEY_FORMAT, KEY_FIELDS, VALUE_FIELDS_INCLUDE)
-                    .<Option<?>>map(o -> o).filter(o -> options.getOptional(o).isPresent()).findFirst();
-            if (rowOption.isPresent()) {
-                throw new OptionException(OWNER + ": option '" + rowOption.get().key() + "' adds fields to rows, "
-                        + "which events cannot hold; name a format such as json");
-            }
+            refuseRowOptions(options);
         }
         if (context.wantsEvents()) {
             return SourceFactory.super.createRowSource(context);
@@ -181,6 +176,16 @@ public final class KafkaSourceFactory implements SourceFactory {
             return RowSource.ofRows(KafkaRecordDecoding.schema(fields, metadata), builder(options).build(decoding));
         } catch (IllegalArgumentException e) {
             throw new OptionException(OWNER + ": " + e.getMessage());
+        }
+    }
+
+    /** Events have their four fields: options that add or fill other fields would be ignored. */
+    private static void refuseRowOptions(OptionValues options) {
+        Optional<Option<?>> rowOption = Stream.of(METADATA_FIELDS, KEY_FORMAT, KEY_FIELDS, VALUE_FIELDS_INCLUDE)
+                .<Option<?>>map(o -> o).filter(o -> options.getOptional(o).isPresent()).findFirst();
+        if (rowOption.isPresent()) {
+            throw new OptionException(OWNER + ": option '" + rowOption.get().key() + "' adds fields to rows, which "
+                    + "events cannot hold; name a format such as json");
         }
     }
 
@@ -217,6 +222,7 @@ public final class KafkaSourceFactory implements SourceFactory {
      */
     @Override
     public ReplayableSource<Event, ?, ?> createSource(OptionValues options) {
+        refuseRowOptions(options);
         try {
             return builder(options).build();
         } catch (IllegalArgumentException e) {

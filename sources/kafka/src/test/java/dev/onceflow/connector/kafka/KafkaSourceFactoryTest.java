@@ -224,6 +224,10 @@ class KafkaSourceFactoryTest {
         assertRowsRefused(Map.of("key-format", "json", "key-fields", "id"), event, null,
                 "source 'kafka': option 'key-format' adds fields to rows, which events cannot hold; name a format "
                         + "such as json");
+        // the events of Java programs too: a key option would be ignored there
+        assertRefused(Map.of("topics", "a", "key-format", "json", "key-fields", "id"),
+                "source 'kafka': option 'key-format' adds fields to rows, which events cannot hold; name a format "
+                        + "such as json");
     }
 
     @Test
