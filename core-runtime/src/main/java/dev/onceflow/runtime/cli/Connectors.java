@@ -1,7 +1,10 @@
 package dev.onceflow.runtime.cli;
 
+import dev.onceflow.spi.factory.OptionException;
+import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.SinkFactory;
 import dev.onceflow.spi.factory.SourceFactory;
+import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.format.FormatFactory;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -83,6 +86,23 @@ public final class Connectors {
                     + String.join(", ", formats.keySet()));
         }
         return factory;
+    }
+
+    /**
+     * A format a connector asks for by name besides the job file's (a Kafka source's key format),
+     * its options validated as a job file's format options are.
+     *
+     * @param owner how errors name what asked, such as {@code "source 'kafka' key-format"}
+     * @throws OptionException with one line naming {@code owner}, if no format has that name or an
+     *     option is unknown or invalid
+     */
+    public Format format(String identifier, Map<String, String> options, String owner) {
+        FormatFactory factory = formats.get(identifier);
+        if (factory == null) {
+            throw new OptionException(owner + ": no format '" + identifier + "' on the classpath or in plugins/; "
+                    + "available: " + String.join(", ", formats.keySet()));
+        }
+        return new Format(factory, OptionValues.validate(owner + " '" + identifier + "'", options, factory.options()));
     }
 
     public Map<String, FormatFactory> formats() {

@@ -297,6 +297,11 @@ public final class JobFileLoader {
                 public Optional<Format> format() {
                     return sourceFormat;
                 }
+
+                @Override
+                public Format format(String identifier, Map<String, String> options, String owner) {
+                    return connectors.format(identifier, options, owner);
+                }
             });
             Schema schema = source.schema();
             String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";

@@ -7,6 +7,7 @@ import dev.onceflow.spi.record.EventSerializer;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.ReplayableSource;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -93,6 +94,31 @@ public interface SourceFactory {
          * the source takes none.
          */
         Optional<Format> format();
+
+        /**
+         * Another format than {@link #format()}, by name, for a source that decodes a second part of
+         * each record in a format of its own, such as a Kafka record's key.
+         *
+         * <p><b>Caller and thread.</b> The factory, from {@link #createRowSource}, on the CLI's main
+         * thread before the job starts; never a reader. The factory then makes its decoders from the
+         * returned {@link Format}, which is immutable and may be handed to readers on other threads.
+         *
+         * <p><b>What the caller may assume.</b> The format is found as the job file's own is (every
+         * format on the classpath and in plugins) and its options are validated as the job file's
+         * format options are; the schema is not checked here: the caller checks it, as FMT-4 says, by
+         * calling {@link Format#createDecoder} before it returns. The default, for a context that
+         * knows no formats (a test's), refuses.
+         *
+         * @param identifier a format's name, such as {@code "json"}
+         * @param options the format's options as a job file writes them, empty for its defaults
+         * @param owner how errors name what asked for the format, such as
+         *     {@code "source 'kafka' key-format"}
+         * @throws OptionException with one line naming {@code owner}, if no format has that name or an
+         *     option is unknown or invalid
+         */
+        default Format format(String identifier, Map<String, String> options, String owner) {
+            throw new OptionException(owner + ": no format '" + identifier + "' is known here");
+        }
 
         /**
          * Whether the job file asks for events as jobs read them before rows: the {@code event}

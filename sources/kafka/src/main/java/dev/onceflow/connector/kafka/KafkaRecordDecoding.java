@@ -18,9 +18,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * How a {@link KafkaSource} turns Kafka records into its records: {@link #events()}, or
@@ -51,7 +54,13 @@ public abstract class KafkaRecordDecoding<T> {
         /** The record's offset in its partition: with topic and partition, the record's identity. */
         OFFSET(DataType.LONG.notNull()),
         /** The broker's timestamp (create or append time); null for a record without one. */
-        TIMESTAMP(DataType.TIMESTAMP_TZ);
+        TIMESTAMP(DataType.TIMESTAMP_TZ),
+        /**
+         * The record's headers, each key with its value's bytes (null for a header without a value);
+         * empty for a record without headers. Of headers with the same key, the last is kept, as
+         * Kafka's {@code Headers.lastHeader} reads them.
+         */
+        HEADERS(DataType.map(DataType.STRING, DataType.BYTES).notNull());
 
         private final DataType type;
 
@@ -70,6 +79,14 @@ public abstract class KafkaRecordDecoding<T> {
                 case PARTITION -> record.partition();
                 case OFFSET -> record.offset();
                 case TIMESTAMP -> record.timestamp() < 0 ? null : Instant.ofEpochMilli(record.timestamp());
+                case HEADERS -> {
+                    Map<String, byte[]> headers = new LinkedHashMap<>();
+                    for (Header header : record.headers()) {
+                        headers.remove(header.key()); // the last of duplicates keeps its place too
+                        headers.put(header.key(), header.value());
+                    }
+                    yield headers;
+                }
             };
         }
     }
@@ -111,13 +128,54 @@ public abstract class KafkaRecordDecoding<T> {
     }
 
     /**
+     * The fields of the rows that a record's key holds, decoded in a format of their own, and
+     * whether the value holds them too.
+     *
+     * @param format the key's format
+     * @param fields the names of the key's fields, in the order the key format reads them (for a
+     *     format that fixes its own schema, such as raw, its fields match these by position)
+     * @param valueHoldsKey true ({@code value-fields-include: all}): the value holds every field,
+     *     and a key field must have the same value in both; false ({@code except-key}): the value
+     *     holds only the fields that are not the key's
+     */
+    public record Key(Format format, List<String> fields, boolean valueHoldsKey) {
+
+        public Key {
+            Objects.requireNonNull(format, "format");
+            fields = List.copyOf(fields);
+            if (fields.isEmpty()) {
+                throw new IllegalArgumentException("a key needs at least one field");
+            }
+        }
+    }
+
+    /**
      * Rows of {@link #schema(Schema, List)}: each record's value decoded in {@code format} into the
      * fields of {@code valueSchema}, followed by {@code metadata} fields in the order given. Checks
      * now that the format can read the value schema (FMT-4).
      */
     public static KafkaRecordDecoding<Row> rows(Format format, Schema valueSchema, List<Metadata> metadata) {
+        return rows(format, valueSchema, null, metadata);
+    }
+
+    /**
+     * Rows of {@link #schema(Schema, List) schema(fields, metadata)}: the fields of {@code fields}
+     * in their order, the {@code key}'s decoded from each record's key and the others from its value
+     * in {@code format}, followed by the {@code metadata} fields. Checks now that each format can
+     * read its part (FMT-4).
+     *
+     * <p>A record without a key (null) gives null key fields when every key field may be null (under
+     * {@link Key#valueHoldsKey}, the value's copies); if a key field may not be null, it is malformed.
+     *
+     * @param key the fields the key holds, or null to decode the value only
+     * @throws OptionException with one line, if a key field is not one of {@code fields} or is named
+     *     twice, the value would hold no field, or a format cannot read its part
+     */
+    public static KafkaRecordDecoding<Row> rows(Format format, Schema fields, Key key, List<Metadata> metadata) {
         Objects.requireNonNull(format, "format");
-        Schema schema = schema(valueSchema, metadata);
+        Schema schema = schema(fields, metadata);
+        Parts parts = key == null ? null : Parts.of(fields, key, format);
+        Schema valueSchema = parts == null ? fields : parts.valueRecordSchema;
         format.createDecoder(valueSchema);
         List<Metadata> extra = List.copyOf(metadata);
         return new KafkaRecordDecoding<>() {
@@ -129,26 +187,151 @@ public abstract class KafkaRecordDecoding<T> {
             @Override
             Decoder<Row> newDecoder() {
                 RowDecoder decoder = format.createDecoder(valueSchema);
-                if (extra.isEmpty()) {
+                if (parts == null && extra.isEmpty()) {
                     return record -> decoder.decode(value(record));
                 }
+                RowDecoder keyDecoder = parts == null ? null : key.format().createDecoder(parts.keyRecordSchema);
                 return record -> {
                     Row value = decoder.decode(value(record));
                     Object[] values = new Object[schema.size()];
-                    for (int i = 0; i < value.arity(); i++) {
-                        values[i] = value.get(i);
+                    if (parts == null) {
+                        System.arraycopy(value.values(), 0, values, 0, value.arity());
+                    } else {
+                        parts.fill(values, value, keyOf(record, keyDecoder));
                     }
                     for (int i = 0; i < extra.size(); i++) {
-                        values[value.arity() + i] = extra.get(i).valueOf(record);
+                        values[fields.size() + i] = extra.get(i).valueOf(record);
                     }
                     return Row.of(schema, values);
                 };
             }
+
+            private Row keyOf(ConsumerRecord<byte[], byte[]> record, RowDecoder keyDecoder)
+                    throws MalformedRecordException {
+                if (record.key() == null) {
+                    if (!parts.keyMayBeNull) {
+                        throw new MalformedRecordException("it has no key (null), and key field '"
+                                + parts.firstNotNullKeyField + "' may not be null");
+                    }
+                    return null;
+                }
+                try {
+                    return keyDecoder.decode(record.key());
+                } catch (MalformedRecordException e) {
+                    throw new MalformedRecordException("its key (format " + key.format().identifier()
+                            + ") does not decode: " + e.getMessage(), e);
+                }
+            }
         };
     }
 
+    /** Where each field of the rows comes from: the key's decoded row, the value's, or both. */
+    private static final class Parts {
+
+        final Schema valueRecordSchema;
+        final Schema keyRecordSchema;
+        final boolean keyMayBeNull;
+        final String firstNotNullKeyField;
+        final boolean valueHoldsKey;
+        final List<String> names;
+        /** For each field of the rows, its position in the key's row, or -1. */
+        final int[] inKey;
+        /** For each field of the rows, its position in the value's row, or -1. */
+        final int[] inValue;
+
+        private Parts(Schema fields, Key key, Schema valueSchema, Schema valueRecordSchema, Schema keyRecordSchema) {
+            this.valueRecordSchema = valueRecordSchema;
+            this.keyRecordSchema = keyRecordSchema;
+            this.valueHoldsKey = key.valueHoldsKey();
+            this.names = fields.names();
+            this.firstNotNullKeyField = key.fields().stream().filter(n -> !fields.field(n).orElseThrow().type()
+                    .nullable()).findFirst().orElse(null);
+            this.keyMayBeNull = firstNotNullKeyField == null;
+            inKey = new int[fields.size()];
+            inValue = new int[fields.size()];
+            for (int i = 0; i < fields.size(); i++) {
+                inKey[i] = key.fields().indexOf(names.get(i));
+                inValue[i] = valueSchema.indexOf(names.get(i));
+            }
+        }
+
+        /**
+         * A format that fixes its own schema (raw: one field) reads its part's fields by position, of
+         * the same types, whatever their names.
+         */
+        static Parts of(Schema fields, Key key, Format valueFormat) {
+            List<Field> keyFields = new ArrayList<>();
+            for (String name : key.fields()) {
+                Field field = fields.field(name).orElseThrow(() -> new OptionException(OWNER + ": key field '" + name
+                        + "' is not a field of the records' schema; fields: " + String.join(", ", fields.names())));
+                if (keyFields.contains(field)) {
+                    throw new OptionException(OWNER + ": key field '" + name + "' is named twice in key-fields");
+                }
+                keyFields.add(field);
+            }
+            List<Field> valueFields = key.valueHoldsKey() ? fields.fields()
+                    : fields.fields().stream().filter(f -> !keyFields.contains(f)).toList();
+            if (valueFields.isEmpty()) {
+                throw new OptionException(OWNER + ": every field is a key field, so with value-fields-include "
+                        + "except-key the value would hold none; declare the value's fields in the schema too");
+            }
+            Schema keySchema = Schema.of(keyFields, List.of());
+            Schema keyRecordSchema = key.format().factory().schema(key.format().options()).orElse(keySchema);
+            if (!sameTypes(keyRecordSchema, keySchema)) {
+                throw new OptionException(OWNER + ": key-format '" + key.format().identifier() + "' reads keys as "
+                        + keyRecordSchema + ", but key-fields are " + keySchema + "; list key fields of those types");
+            }
+            Schema valueSchema = Schema.of(valueFields, List.of());
+            Schema valueRecordSchema = valueFormat.factory().schema(valueFormat.options()).orElse(valueSchema);
+            if (!sameTypes(valueRecordSchema, valueSchema)) {
+                throw new OptionException(OWNER + ": format '" + valueFormat.identifier() + "' reads values as "
+                        + valueRecordSchema + ", but the value's fields are " + valueSchema + "; declare the schema "
+                        + "so that the fields the value holds are of those types");
+            }
+            Parts parts = new Parts(fields, key, valueSchema, valueRecordSchema, keyRecordSchema);
+            try {
+                key.format().createDecoder(keyRecordSchema);
+            } catch (OptionException e) {
+                throw new OptionException(OWNER + ": key-format '" + key.format().identifier() + "': "
+                        + e.getMessage());
+            }
+            return parts;
+        }
+
+        /** Same number of fields, of the same types but for nullability: a fixed schema matches by position. */
+        private static boolean sameTypes(Schema a, Schema b) {
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (int i = 0; i < a.size(); i++) {
+                if (!a.field(i).type().withNullable(true).equals(b.field(i).type().withNullable(true))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Puts the fields of the rows in {@code values}; {@code key} is null for a record without a key. */
+        void fill(Object[] values, Row value, Row key) throws MalformedRecordException {
+            for (int i = 0; i < inKey.length; i++) {
+                if (inKey[i] < 0 || key == null && valueHoldsKey) {
+                    values[i] = value.get(inValue[i]);
+                } else {
+                    values[i] = key == null ? null : key.get(inKey[i]);
+                    if (valueHoldsKey && !Objects.deepEquals(values[i], value.get(inValue[i]))) {
+                        // the same field with two values: either would be a guess (FMT-2)
+                        throw new MalformedRecordException("key field '" + names.get(i)
+                                + "' has one value in the key and another in the value");
+                    }
+                }
+            }
+        }
+    }
+
+    private static final String OWNER = "source 'kafka'";
+
     /**
-     * The value's fields followed by the metadata fields. Keyed by the value's primary key, or, when
+     * The records' fields (the value's, and the key's if any) followed by the metadata fields. Keyed by their primary key, or, when
      * it has none and topic, partition and offset are all asked for, by those three: the record's
      * position, which a replay reproduces.
      *
@@ -161,11 +344,11 @@ public abstract class KafkaRecordDecoding<T> {
         List<Field> fields = new ArrayList<>(valueSchema.fields());
         for (Metadata m : metadata) {
             if (valueSchema.field(m.fieldName()).isPresent()) {
-                throw new OptionException("source 'kafka': metadata field '" + m.fieldName()
+                throw new OptionException(OWNER + ": metadata field '" + m.fieldName()
                         + "' has the name of a field of the records' schema; rename that field");
             }
             if (fields.stream().anyMatch(f -> f.name().equals(m.fieldName()))) {
-                throw new OptionException("source 'kafka': metadata field '" + m.fieldName() + "' is asked twice");
+                throw new OptionException(OWNER + ": metadata field '" + m.fieldName() + "' is asked twice");
             }
             fields.add(Field.of(m.fieldName(), m.type));
         }

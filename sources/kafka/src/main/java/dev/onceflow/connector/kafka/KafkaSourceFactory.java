@@ -16,7 +16,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.kafka.common.IsolationLevel;
 
 /**
@@ -81,12 +83,29 @@ public final class KafkaSourceFactory implements SourceFactory {
                     + "only, never used to restore); read by starting-offsets COMMITTED.");
 
     public static final Option<String> METADATA_FIELDS = Option.stringOption("metadata-fields")
-            .validate(KafkaSourceFactory::validMetadata, "names among topic, partition, offset, timestamp, separated "
-                    + "by commas")
+            .validate(KafkaSourceFactory::validMetadata, "names among topic, partition, offset, timestamp, headers, "
+                    + "separated by commas")
             .description("Fields added after the record's own, in this order, from its place in Kafka: topic (string), "
-                    + "partition (int), offset (long), timestamp (timestamptz, the broker's). Topic, partition and "
-                    + "offset identify a record, also on replay: with all three and no primary-key declared, they are the "
-                    + "rows' primary key. Not with the event format.");
+                    + "partition (int), offset (long), timestamp (timestamptz, the broker's), headers (map<string, "
+                    + "bytes>; of headers with the same key, the last). Topic, partition and offset identify a record, "
+                    + "also on replay: with all three and no primary-key declared, they are the rows' primary key. "
+                    + "Not with the event format.");
+
+    public static final Option<String> KEY_FORMAT = Option.stringOption("key-format")
+            .validate(s -> !s.isBlank(), "a format's name, such as json, csv, raw or avro")
+            .description("The format of each record's key, with its default options; the fields it holds are "
+                    + "key-fields. Not with the event format.");
+
+    public static final Option<String> KEY_FIELDS = Option.stringOption("key-fields")
+            .validate(s -> Arrays.stream(s.split(",")).noneMatch(String::isBlank), "field names separated by commas")
+            .description("The fields of the schema decoded from each record's key in key-format, in the order the "
+                    + "key holds them. A record without a key fails the job unless every key field is nullable "
+                    + "(then they are null).");
+
+    public static final Option<ValueFieldsInclude> VALUE_FIELDS_INCLUDE = Option.enumOption("value-fields-include",
+                    ValueFieldsInclude.class)
+            .description("With key-fields: all (the default), the value holds every field, and a key field must "
+                    + "have the same value in the key and the value; except-key, the value holds only the others.");
 
     /** One option per Kafka consumer setting that may be passed through. */
     static final List<Option<String>> PROPERTIES = PassThroughSettings.options(KafkaClientProperties.passThroughKeys(),
@@ -107,7 +126,7 @@ public final class KafkaSourceFactory implements SourceFactory {
     public List<Option<?>> options() {
         List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPICS, TOPIC_PATTERN, STARTING_OFFSETS,
                 STARTING_TIMESTAMP, COMMITTED_OFFSETS_FALLBACK, BOUNDED, DISCOVERY_INTERVAL, ISOLATION_LEVEL, GROUP_ID,
-                METADATA_FIELDS));
+                METADATA_FIELDS, KEY_FORMAT, KEY_FIELDS, VALUE_FIELDS_INCLUDE));
         options.addAll(PROPERTIES);
         return options;
     }
@@ -118,21 +137,30 @@ public final class KafkaSourceFactory implements SourceFactory {
         return Optional.of("event");
     }
 
-    /** Rows: each record's value decoded in the job's format, then the metadata fields asked for. */
+    /**
+     * Rows: each record's value decoded in the job's format, its key's fields in the key format if
+     * asked, then the metadata fields asked for.
+     */
     @Override
     public RowSource<?> createRowSource(Context context) {
         Format format = context.format().orElseThrow();
         OptionValues options = context.options();
         List<KafkaRecordDecoding.Metadata> metadata = metadata(options);
-        if (format.identifier().equals("event") && !metadata.isEmpty()) {
-            throw new OptionException(OWNER + ": option 'metadata-fields' adds fields to rows, which events cannot "
-                    + "hold; name a format such as json");
+        checkKeyOptions(options);
+        if (format.identifier().equals("event")) {
+            refuseRowOptions(options);
         }
         if (context.wantsEvents()) {
             return SourceFactory.super.createRowSource(context);
         }
-        Schema valueSchema = format.schema(context.declaredSchema(), OWNER);
-        if (format.fileHeader(valueSchema).length > 0) {
+        KafkaRecordDecoding.Key key = options.getOptional(KEY_FIELDS).map(fields -> new KafkaRecordDecoding.Key(
+                keyFormat(context), Arrays.stream(fields.split(",")).map(String::trim).toList(),
+                options.getOptional(VALUE_FIELDS_INCLUDE).orElse(ValueFieldsInclude.ALL) == ValueFieldsInclude.ALL))
+                .orElse(null);
+        // with a key, the declared schema is the rows'; the value's part of it must suit the format
+        Schema fields = key == null ? format.schema(context.declaredSchema(), OWNER)
+                : context.declaredSchema().orElseGet(() -> format.schema(Optional.empty(), OWNER));
+        if (format.fileHeader(fields).length > 0) {
             // FMT-6: a header is the first line of a file; read as a record, it would fail or be taken as data
             throw new OptionException(OWNER + ": format '" + format.identifier() + "' is set to expect a header "
                     + "line at the start of each file, but Kafka records are not files and have none; remove the "
@@ -140,15 +168,52 @@ public final class KafkaSourceFactory implements SourceFactory {
         }
         KafkaRecordDecoding<Row> decoding;
         try {
-            decoding = KafkaRecordDecoding.rows(format, valueSchema, metadata);
+            decoding = KafkaRecordDecoding.rows(format, fields, key, metadata);
         } catch (OptionException e) {
             throw new OptionException(e.getMessage().startsWith(OWNER) ? e.getMessage() : OWNER + ": " + e.getMessage());
         }
         try {
-            return RowSource.ofRows(KafkaRecordDecoding.schema(valueSchema, metadata), builder(options).build(decoding));
+            return RowSource.ofRows(KafkaRecordDecoding.schema(fields, metadata), builder(options).build(decoding));
         } catch (IllegalArgumentException e) {
             throw new OptionException(OWNER + ": " + e.getMessage());
         }
+    }
+
+    /** Events have their four fields: options that add or fill other fields would be ignored. */
+    private static void refuseRowOptions(OptionValues options) {
+        Optional<Option<?>> rowOption = Stream.of(METADATA_FIELDS, KEY_FORMAT, KEY_FIELDS, VALUE_FIELDS_INCLUDE)
+                .<Option<?>>map(o -> o).filter(o -> options.getOptional(o).isPresent()).findFirst();
+        if (rowOption.isPresent()) {
+            throw new OptionException(OWNER + ": option '" + rowOption.get().key() + "' adds fields to rows, which "
+                    + "events cannot hold; name a format such as json");
+        }
+    }
+
+    /** The key options come together: a key format reads key fields, and only they need one. */
+    private static void checkKeyOptions(OptionValues options) {
+        boolean format = options.getOptional(KEY_FORMAT).isPresent();
+        boolean fields = options.getOptional(KEY_FIELDS).isPresent();
+        if (fields && !format) {
+            throw new OptionException(OWNER + ": option 'key-fields' needs option 'key-format', the format the "
+                    + "records' keys are in");
+        }
+        if (format && !fields) {
+            throw new OptionException(OWNER + ": option 'key-format' needs option 'key-fields', the schema's fields "
+                    + "the keys hold");
+        }
+        if (!fields && options.getOptional(VALUE_FIELDS_INCLUDE).isPresent()) {
+            throw new OptionException(OWNER + ": option 'value-fields-include' says whether the value holds the key "
+                    + "fields, and needs option 'key-fields'");
+        }
+    }
+
+    private static Format keyFormat(Context context) {
+        String identifier = context.options().get(KEY_FORMAT).trim();
+        if (identifier.equals("event")) {
+            throw new OptionException(OWNER + ": option 'key-format' cannot be event, whose records are events, not "
+                    + "fields; name a format such as json or raw");
+        }
+        return context.format(identifier, Map.of(), OWNER + " key-format");
     }
 
     /**
@@ -157,6 +222,7 @@ public final class KafkaSourceFactory implements SourceFactory {
      */
     @Override
     public ReplayableSource<Event, ?, ?> createSource(OptionValues options) {
+        refuseRowOptions(options);
         try {
             return builder(options).build();
         } catch (IllegalArgumentException e) {

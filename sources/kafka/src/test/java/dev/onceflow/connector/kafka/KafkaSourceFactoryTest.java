@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.format.csv.CsvFormatFactory;
 import dev.onceflow.format.event.EventFormatFactory;
+import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.factory.RowSource;
 import dev.onceflow.spi.factory.SourceFactory;
 import dev.onceflow.spi.format.Format;
+import dev.onceflow.spi.format.FormatFactory;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Schema;
@@ -162,7 +164,7 @@ class KafkaSourceFactoryTest {
     void metadataFieldsFollowTheValuesFieldsAndNeedAFormatOfRows() {
         assertThatThrownBy(() -> validate(withServers(Map.of("topics", "a", "metadata-fields", "topic, key"))))
                 .isInstanceOf(OptionException.class)
-                .hasMessageContaining("expected names among topic, partition, offset, timestamp, separated by commas");
+                .hasMessageContaining("expected names among topic, partition, offset, timestamp, headers, separated by commas");
 
         OptionValues values = validate(withServers(Map.of("topics", "a", "metadata-fields", "offset, topic")));
         assertThatThrownBy(() -> factory.createRowSource(context(values, new Format(new EventFormatFactory(),
@@ -184,6 +186,76 @@ class KafkaSourceFactoryTest {
                         + "rename that field");
     }
 
+    /** Key options that do not fit the schema, each other or the format are refused at load, in one line. */
+    @Test
+    void keyOptionsThatDoNotFitAreRefusedInOneLine() {
+        Schema schema = Schema.of(Field.of("id", DataType.LONG.notNull()), Field.of("name", DataType.STRING));
+        Format json = format(new JsonFormatFactory());
+
+        assertRowsRefused(Map.of("key-fields", "id"), json, schema,
+                "source 'kafka': option 'key-fields' needs option 'key-format', the format the records' keys are in");
+        assertRowsRefused(Map.of("key-format", "json"), json, schema,
+                "source 'kafka': option 'key-format' needs option 'key-fields', the schema's fields the keys hold");
+        assertRowsRefused(Map.of("value-fields-include", "except-key"), json, schema,
+                "source 'kafka': option 'value-fields-include' says whether the value holds the key fields, and "
+                        + "needs option 'key-fields'");
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "id, sku"), json, schema,
+                "source 'kafka': key field 'sku' is not a field of the records' schema; fields: id, name");
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "id, id"), json, schema,
+                "source 'kafka': key field 'id' is named twice in key-fields");
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "id, name", "value-fields-include",
+                "except-key"), json, schema, "source 'kafka': every field is a key field, so with "
+                + "value-fields-include except-key the value would hold none; declare the value's fields in the "
+                + "schema too");
+        assertRowsRefused(Map.of("key-format", "raw", "key-fields", "id"), json, schema,
+                "source 'kafka': key-format 'raw' reads keys as row<value string not null>, but key-fields are "
+                        + "row<id long not null>; list key fields of those types");
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "name", "value-fields-include", "except-key"),
+                format(new RawFormatFactory()), schema, "source 'kafka': format 'raw' reads values as row<value "
+                        + "string not null>, but the value's fields are row<id long not null>; declare the schema so "
+                        + "that the fields the value holds are of those types");
+        assertRowsRefused(Map.of("key-format", "event", "key-fields", "id"), json, schema,
+                "source 'kafka': option 'key-format' cannot be event, whose records are events, not fields; name a "
+                        + "format such as json or raw");
+        assertRowsRefused(Map.of("key-format", "protobuf", "key-fields", "id"), json, schema,
+                "source 'kafka' key-format: no format 'protobuf'");
+        Format event = new Format(new EventFormatFactory(), OptionValues.validate("format 'event'", Map.of(),
+                List.of()));
+        assertRowsRefused(Map.of("key-format", "json", "key-fields", "id"), event, null,
+                "source 'kafka': option 'key-format' adds fields to rows, which events cannot hold; name a format "
+                        + "such as json");
+        // the events of Java programs too: a key option would be ignored there
+        assertRefused(Map.of("topics", "a", "key-format", "json", "key-fields", "id"),
+                "source 'kafka': option 'key-format' adds fields to rows, which events cannot hold; name a format "
+                        + "such as json");
+    }
+
+    @Test
+    void keyFieldsAreTheSchemasAndHeadersAreAMapOfBytes() {
+        Schema schema = Schema.of(Field.of("id", DataType.LONG.notNull()), Field.of("name", DataType.STRING));
+        OptionValues values = validate(withServers(Map.of("topics", "a", "key-format", "json", "key-fields", "id",
+                "value-fields-include", "except-key", "metadata-fields", "headers")));
+
+        RowSource<?> source = factory.createRowSource(context(values, format(new JsonFormatFactory()),
+                Optional.of(schema)));
+
+        assertThat(source.schema()).hasToString("row<id long not null, name string, headers map<string, bytes> not "
+                + "null>");
+    }
+
+    private void assertRowsRefused(Map<String, String> raw, Format format, Schema schema, String message) {
+        Map<String, String> all = new HashMap<>(raw);
+        all.put("topics", "a");
+        OptionValues values = validate(withServers(all));
+        assertThatThrownBy(() -> factory.createRowSource(context(values, format, Optional.ofNullable(schema))))
+                .isInstanceOf(OptionException.class).hasMessage(message);
+    }
+
+    private static Format format(FormatFactory factory) {
+        return new Format(factory, OptionValues.validate("format '" + factory.identifier() + "'", Map.of(),
+                factory.options()));
+    }
+
     /** FMT-6: a header is a file's first line; a Kafka record has none, so header: true is refused at load. */
     @Test
     void aFormatExpectingAFileHeaderIsRefusedInOneLine() {
@@ -200,8 +272,20 @@ class KafkaSourceFactoryTest {
                 Map.of(), csv.options())), Optional.of(schema))).schema()).isEqualTo(schema);
     }
 
-    private static SourceFactory.Context context(OptionValues options, Format format, Optional<Schema> schema) {
+    /**
+     * A context as the CLI gives one: the job's format, and any other format found by name with its
+     * options validated.
+     */
+    static SourceFactory.Context context(OptionValues options, Format format, Optional<Schema> schema) {
         return new SourceFactory.Context() {
+            @Override
+            public Format format(String identifier, Map<String, String> formatOptions, String owner) {
+                FormatFactory found = ServiceLoader.load(FormatFactory.class).stream().map(ServiceLoader.Provider::get)
+                        .filter(f -> f.identifier().equals(identifier)).findFirst()
+                        .orElseThrow(() -> new OptionException(owner + ": no format '" + identifier + "'"));
+                return new Format(found, OptionValues.validate(owner, formatOptions, found.options()));
+            }
+
             @Override
             public OptionValues options() {
                 return options;

@@ -62,7 +62,7 @@ class KafkaSourceTest {
         List<Event> p2 = produce(topic, 2, events(130, 400));
         KafkaSource source = source(topic).bounded(true).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 2)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 2)) {
             List<Event> output = driver.runToEnd(TIMEOUT);
 
             List<Event> expected = new ArrayList<>(p0);
@@ -83,7 +83,7 @@ class KafkaSourceTest {
         List<Event> before = produce(topic, 0, events(0, 50));
         KafkaSource source = source(topic).bounded(true).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             driver.pollOnce();
             produce(topic, 0, events(50, 60));
             assertThat(driver.runToEnd(TIMEOUT)).isEqualTo(before);
@@ -100,7 +100,7 @@ class KafkaSourceTest {
         SourceDriver.Checkpoint checkpoint;
         List<Event> beforeCheckpoint;
         List<KafkaSplit> positions;
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             driver.readUntil(600, TIMEOUT);
             beforeCheckpoint = List.copyOf(driver.output);
             checkpoint = driver.checkpoint(5);
@@ -110,7 +110,7 @@ class KafkaSourceTest {
         }
 
         List<Event> afterRestore;
-        try (SourceDriver restored = SourceDriver.restore(source, 2, checkpoint)) {
+        try (SourceDriver<Event> restored = SourceDriver.restore(source, 2, checkpoint)) {
             afterRestore = restored.runToEnd(TIMEOUT);
         }
 
@@ -131,7 +131,7 @@ class KafkaSourceTest {
         List<Event> old = produce(topic, 0, events(0, 10));
         KafkaSource source = source(topic).startingOffsets(StartingOffsets.LATEST).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             driver.pollOnce();
             assertThat(driver.splits(1)).containsExactly(
                     new KafkaSplit(topic, 0, old.size(), KafkaSplit.UNBOUNDED));
@@ -141,7 +141,7 @@ class KafkaSourceTest {
             assertThat(driver.readUntil(fresh.size(), TIMEOUT)).isEqualTo(fresh);
 
             // The checkpoint taken before the new records restores to them, not to a new "latest".
-            try (SourceDriver restored = SourceDriver.restore(source, 1, checkpoint)) {
+            try (SourceDriver<Event> restored = SourceDriver.restore(source, 1, checkpoint)) {
                 assertThat(restored.readUntil(fresh.size(), TIMEOUT)).isEqualTo(fresh);
             }
         }
@@ -153,7 +153,7 @@ class KafkaSourceTest {
         List<Event> first = produce(topic, 0, events(0, 20));
         KafkaSource source = source(topic).discoveryInterval(Duration.ofMillis(1)).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 2)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 2)) {
             assertThat(driver.readUntil(first.size(), TIMEOUT)).isEqualTo(first);
             broker.addPartitions(topic, 2);
             List<Event> second = produce(topic, 1, events(20, 35));
@@ -176,14 +176,14 @@ class KafkaSourceTest {
         List<Event> first = produce(topic, 0, events(0, 10));
         KafkaSource source = source(topic).discoveryInterval(Duration.ofMillis(1)).build();
         SourceDriver.Checkpoint checkpoint;
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             assertThat(driver.readUntil(first.size(), TIMEOUT)).isEqualTo(first);
             checkpoint = driver.checkpoint(3);
         }
         broker.addPartitions(topic, 2);
         List<Event> second = produce(topic, 1, events(10, 14));
 
-        try (SourceDriver restored = SourceDriver.restore(source, 2, checkpoint)) {
+        try (SourceDriver<Event> restored = SourceDriver.restore(source, 2, checkpoint)) {
             assertThat(restored.readUntil(second.size(), TIMEOUT)).isEqualTo(second);
             assertThat(restored.splits(4)).containsExactlyInAnyOrder(
                     new KafkaSplit(topic, 0, first.size(), KafkaSplit.UNBOUNDED),
@@ -203,7 +203,7 @@ class KafkaSourceTest {
         KafkaSource source = KafkaSource.builder(broker.bootstrapServers()).topicPattern(prefix + ".*")
                 .discoveryInterval(Duration.ofMillis(1)).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             assertThat(driver.readUntil(a.size(), TIMEOUT)).isEqualTo(a);
             broker.createTopic(prefix + "b", 1);
             List<Event> b = produce(prefix + "b", 0, events(5, 9));
@@ -227,7 +227,7 @@ class KafkaSourceTest {
         }
         KafkaSource source = source(topic).bounded(true).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             // The last offset of the partition is a commit marker: the split must still finish.
             assertThat(driver.runToEnd(TIMEOUT)).isEqualTo(committed);
         }
@@ -245,7 +245,7 @@ class KafkaSourceTest {
         KafkaSource source = source(topic).bounded(true)
                 .isolationLevel(org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             assertThat(driver.runToEnd(TIMEOUT)).isEqualTo(all);
         }
     }
@@ -257,7 +257,7 @@ class KafkaSourceTest {
         producer.send(new ProducerRecord<>(topic, 0, null, "not an event")).get();
         produce(topic, 0, events(2, 3));
 
-        try (SourceDriver driver = SourceDriver.start(source(topic).bounded(true).build(), 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source(topic).bounded(true).build(), 1)) {
             assertThatThrownBy(() -> driver.runToEnd(TIMEOUT))
                     .isInstanceOf(IOException.class)
                     .hasMessage("cannot read the record at offset 2 of partition " + topic + "-0 (format event): "
@@ -272,7 +272,7 @@ class KafkaSourceTest {
         List<Event> all = produce(topic, 0, events(0, 30));
         String group = "group-" + topic;
 
-        try (SourceDriver driver = SourceDriver.start(source(topic).groupId(group).build(), 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source(topic).groupId(group).build(), 1)) {
             driver.readUntil(all.size(), TIMEOUT);
             driver.splits(7);
             driver.notifyCheckpointComplete(7);
@@ -285,7 +285,7 @@ class KafkaSourceTest {
         }
         List<Event> more = produce(topic, 0, events(30, 33));
         KafkaSource resumed = source(topic).groupId(group).startingOffsets(StartingOffsets.COMMITTED).build();
-        try (SourceDriver driver = SourceDriver.start(resumed, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(resumed, 1)) {
             assertThat(driver.readUntil(more.size(), TIMEOUT)).isEqualTo(more);
         }
     }
@@ -297,7 +297,7 @@ class KafkaSourceTest {
         KafkaSource.Builder builder = source(topic).groupId("never-committed-" + topic)
                 .startingOffsets(StartingOffsets.COMMITTED);
 
-        try (SourceDriver driver = SourceDriver.start(builder.bounded(true).build(), 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(builder.bounded(true).build(), 1)) {
             assertThat(driver.runToEnd(TIMEOUT)).isEqualTo(all);
         }
         KafkaSource failing = builder.committedOffsetsFallback(CommittedOffsetsFallback.FAIL).build();
@@ -318,7 +318,7 @@ class KafkaSourceTest {
         KafkaSource source = source(topic).bounded(true).startingOffsets(StartingOffsets.TIMESTAMP)
                 .startingTimestamp(t0 + 3500).build();
 
-        try (SourceDriver driver = SourceDriver.start(source, 1)) {
+        try (SourceDriver<Event> driver = SourceDriver.start(source, 1)) {
             assertThat(driver.runToEnd(TIMEOUT)).extracting(Event::id).containsExactly("4", "5");
             assertThat(driver.timestamps).as("the record timestamps, for event time downstream")
                     .containsExactly(t0 + 4000, t0 + 5000);

@@ -1,6 +1,5 @@
 package dev.onceflow.connector.kafka;
 
-import dev.onceflow.spi.record.Event;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.ReaderOutput;
 import dev.onceflow.spi.source.SourceReader;
@@ -16,43 +15,43 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Plays the runtime for a {@link KafkaSource} on the test thread: the enumerator's assignments and
+ * Plays the runtime for a {@link KafkaSource} of events or rows on the test thread: the enumerator's assignments and
  * end signals reach a reader before its next poll (as the mailbox does before the next barrier),
  * and checkpoints go through the serializers' bytes. Reading waits on a deadline, never a sleep:
  * a consumer's fetches arrive asynchronously.
  */
 // The SPI declares close() throws Exception, which -Xlint:try flags for try-with-resources.
 @SuppressWarnings("try")
-final class SourceDriver implements AutoCloseable {
+final class SourceDriver<T> implements AutoCloseable {
 
     /** What a checkpoint holds of the source, as bytes. */
     record Checkpoint(byte[] enumeratorState, List<byte[]> splits) {
     }
 
-    private final KafkaSource<Event> source;
+    private final KafkaSource<T> source;
     private final int parallelism;
     private final Map<Integer, List<KafkaSplit>> undelivered = new HashMap<>();
     private final Set<Integer> endSignals = new HashSet<>();
     private final List<Runnable> periodic = new ArrayList<>();
     final SplitEnumerator<KafkaSplit, KafkaEnumeratorState> enumerator;
-    final List<SourceReader<Event, KafkaSplit>> readers = new ArrayList<>();
-    final List<Event> output = new ArrayList<>();
+    final List<SourceReader<T, KafkaSplit>> readers = new ArrayList<>();
+    final List<T> output = new ArrayList<>();
     /** The timestamp each record of {@link #output} was emitted with, {@link Long#MIN_VALUE} if none. */
     final List<Long> timestamps = new ArrayList<>();
-    private final ReaderOutput<Event> collector = new ReaderOutput<>() {
+    private final ReaderOutput<T> collector = new ReaderOutput<>() {
         @Override
-        public void collect(Event record) {
+        public void collect(T record) {
             collect(record, Long.MIN_VALUE);
         }
 
         @Override
-        public void collect(Event record, long timestamp) {
+        public void collect(T record, long timestamp) {
             output.add(record);
             timestamps.add(timestamp);
         }
     };
 
-    private SourceDriver(KafkaSource<Event> source, int parallelism, Checkpoint restoreFrom) throws Exception {
+    private SourceDriver(KafkaSource<T> source, int parallelism, Checkpoint restoreFrom) throws Exception {
         this.source = source;
         this.parallelism = parallelism;
         Context context = new Context();
@@ -62,7 +61,7 @@ final class SourceDriver implements AutoCloseable {
         enumerator.start();
         for (int i = 0; i < parallelism; i++) {
             int subtask = i;
-            SourceReader<Event, KafkaSplit> reader = source.createReader(new SourceReaderContext() {
+            SourceReader<T, KafkaSplit> reader = source.createReader(new SourceReaderContext() {
                 @Override
                 public int subtaskIndex() {
                     return subtask;
@@ -93,12 +92,13 @@ final class SourceDriver implements AutoCloseable {
         }
     }
 
-    static SourceDriver start(KafkaSource<Event> source, int parallelism) throws Exception {
-        return new SourceDriver(source, parallelism, null);
+    static <T> SourceDriver<T> start(KafkaSource<T> source, int parallelism) throws Exception {
+        return new SourceDriver<>(source, parallelism, null);
     }
 
-    static SourceDriver restore(KafkaSource<Event> source, int parallelism, Checkpoint checkpoint) throws Exception {
-        return new SourceDriver(source, parallelism, checkpoint);
+    static <T> SourceDriver<T> restore(KafkaSource<T> source, int parallelism, Checkpoint checkpoint)
+            throws Exception {
+        return new SourceDriver<>(source, parallelism, checkpoint);
     }
 
     /** Hands out pending assignments, then polls every reader once; returns their statuses. */
@@ -118,7 +118,7 @@ final class SourceDriver implements AutoCloseable {
     }
 
     /** Polls until every reader reports end of input; fails after {@code timeout}. */
-    List<Event> runToEnd(Duration timeout) throws Exception {
+    List<T> runToEnd(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!pollOnce().stream().allMatch(s -> s == InputStatus.END_OF_INPUT)) {
             if (System.nanoTime() > deadline) {
@@ -129,7 +129,7 @@ final class SourceDriver implements AutoCloseable {
     }
 
     /** Polls until {@code total} events were emitted in all; fails after {@code timeout}. */
-    List<Event> readUntil(int total, Duration timeout) throws Exception {
+    List<T> readUntil(int total, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (output.size() < total) {
             pollOnce();
@@ -148,7 +148,7 @@ final class SourceDriver implements AutoCloseable {
     /** The splits of every reader, as {@code snapshotState} returns them. */
     List<KafkaSplit> splits(long checkpointId) throws Exception {
         List<KafkaSplit> splits = new ArrayList<>();
-        for (SourceReader<Event, KafkaSplit> reader : readers) {
+        for (SourceReader<T, KafkaSplit> reader : readers) {
             splits.addAll(reader.snapshotState(checkpointId));
         }
         return splits;
@@ -164,14 +164,14 @@ final class SourceDriver implements AutoCloseable {
     }
 
     void notifyCheckpointComplete(long checkpointId) throws Exception {
-        for (SourceReader<Event, KafkaSplit> reader : readers) {
+        for (SourceReader<T, KafkaSplit> reader : readers) {
             reader.notifyCheckpointComplete(checkpointId);
         }
     }
 
     @Override
     public void close() throws Exception {
-        for (SourceReader<Event, KafkaSplit> reader : readers) {
+        for (SourceReader<T, KafkaSplit> reader : readers) {
             reader.close();
         }
         enumerator.close();
