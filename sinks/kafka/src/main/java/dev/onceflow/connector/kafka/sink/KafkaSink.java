@@ -22,7 +22,7 @@ import java.util.function.Function;
  *         .build(KafkaSinkMode.EXACTLY_ONCE);
  *
  * Sink<Row> rows = KafkaSink.builder("broker:9092", "orders-{region}")
- *         .rows(schema, jsonFormat, List.of("customer"), KeyEncoding.TEXT)
+ *         .rows(schema, jsonFormat, List.of("customer"), KeyEncoding.TEXT, null)
  *         .build(KafkaSinkMode.EXACTLY_ONCE);
  * }</pre>
  */
@@ -68,19 +68,21 @@ public final class KafkaSink {
         /**
          * A builder of the same settings for a sink of rows of {@code schema}: each row's value in
          * {@code format}, its key from {@code keyFields} (none: no key), and {@code {field}} in the
-         * topic standing for a field's value. {@link #key} does not apply to rows; {@link #idHeader}
-         * copies field {@code id}.
+         * topic standing for a field's value, and the entries of field {@code headersField} (a map of
+         * strings to bytes or strings; null for none) as its headers, that field left out of the
+         * value. {@link #key} does not apply to rows; {@link #idHeader} copies field {@code id}.
          *
          * @throws dev.onceflow.spi.factory.OptionException with one line naming a field that does
          *     not exist or does not fit, when the sink is built
          */
-        public Builder<Row> rows(Schema schema, Format format, List<String> keyFields, KeyEncoding keyEncoding) {
+        public Builder<Row> rows(Schema schema, Format format, List<String> keyFields, KeyEncoding keyEncoding,
+                String headersField) {
             Objects.requireNonNull(schema, "schema");
             Objects.requireNonNull(format, "format");
             List<String> keys = List.copyOf(keyFields);
             Objects.requireNonNull(keyEncoding, "keyEncoding");
             Builder<Row> rows = new Builder<>(bootstrapServers, topic,
-                    b -> new RowRecords(b.topic, schema, format, keys, keyEncoding, b.idHeader));
+                    b -> new RowRecords(b.topic, schema, format, keys, keyEncoding, headersField, b.idHeader));
             rows.properties.putAll(properties);
             rows.transactionTimeout = transactionTimeout;
             rows.transactionalIdPrefix = transactionalIdPrefix;

@@ -86,6 +86,13 @@ public final class KafkaSinkFactory implements SinkFactory {
             .description("TEXT: one key field's value as UTF-8 text (bytes as they are; null gives no key). FORMAT: "
                     + "the key fields as a record of their own in the sink's format, such as a JSON object.");
 
+    public static final Option<String> HEADERS_FIELD = Option.stringOption("headers-field")
+            .validate(s -> !s.isBlank(), "a field name")
+            .description("Rows only: a field of type map<string, bytes> or map<string, string> whose entries become "
+                    + "each record's headers, in the map's order (a null value: a header without a value; a null map: "
+                    + "no headers). The field is not written into the value, so a job that reads a topic with "
+                    + "metadata-fields: headers writes records with the same headers and the same value.");
+
     public static final Option<String> ID_HEADER = Option.stringOption("id-header")
             .validate(s -> !s.isBlank(), "a header name")
             .description("If set, each record carries field id's value in a header of this name.");
@@ -116,7 +123,7 @@ public final class KafkaSinkFactory implements SinkFactory {
     @Override
     public List<Option<?>> options() {
         List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPIC, MODE, TRANSACTIONAL_ID_PREFIX,
-                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, KEY_FIELDS, KEY_ENCODING, ID_HEADER));
+                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, KEY_FIELDS, KEY_ENCODING, HEADERS_FIELD, ID_HEADER));
         options.addAll(PROPERTIES);
         return options;
     }
@@ -151,7 +158,8 @@ public final class KafkaSinkFactory implements SinkFactory {
         List<String> keyFields = keyFields(options, input);
         try {
             return RowSink.ofRows(configured(options)
-                    .rows(input, format, keyFields, options.get(KEY_ENCODING)).build(options.get(MODE)));
+                    .rows(input, format, keyFields, options.get(KEY_ENCODING),
+                            options.getOptional(HEADERS_FIELD).orElse(null)).build(options.get(MODE)));
         } catch (IllegalArgumentException e) {
             throw new OptionException(e.getMessage().startsWith(OWNER) ? e.getMessage() : OWNER + ": " + e.getMessage());
         }
@@ -190,6 +198,9 @@ public final class KafkaSinkFactory implements SinkFactory {
     public Sink<Event> createSink(OptionValues options) {
         if (options.getOptional(KEY_FIELDS).isPresent()) {
             throw new OptionException(OWNER + ": option 'key-fields' applies to rows; a sink of events takes 'key'");
+        }
+        if (options.getOptional(HEADERS_FIELD).isPresent()) {
+            throw new OptionException(OWNER + ": option 'headers-field' applies to rows; events have no such field");
         }
         try {
             KafkaSink.Builder<Event> builder = configured(options);

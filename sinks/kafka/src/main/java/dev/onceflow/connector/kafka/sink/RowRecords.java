@@ -13,13 +13,16 @@ import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Turns rows into Kafka records: the value is the row in the sink's format, the key is made of
  * the key fields ({@link KeyEncoding}), and the topic may take fields' values
- * ({@link TopicTemplate}). Everything is checked against the input schema when the job is built,
+ * ({@link TopicTemplate}), and the headers may come from a map field, which the value then leaves
+ * out. Everything is checked against the input schema when the job is built,
  * so a writer only fails on a value (a null topic field), naming the record. Immutable.
  */
 final class RowRecords implements KafkaRecords<Row> {
@@ -32,14 +35,20 @@ final class RowRecords implements KafkaRecords<Row> {
     private final Schema keySchema;
     private final String idHeader;
     private final int idPosition;
+    /** The position of the headers field, or -1. */
+    private final int headersPosition;
+    /** The fields of the value: the input's, less the headers field. */
+    private final Schema valueSchema;
 
     /**
      * @param keyFields the fields of the record key, none for records without a key
+     * @param headersField a map field whose entries are the headers, left out of the value; or
+     *     {@code null} for none
      * @param idHeader a header carrying field {@code id}'s text, or {@code null} for none
      * @throws OptionException with one line naming what does not fit the schema or the format
      */
     RowRecords(String topic, Schema schema, Format format, List<String> keyFields, KeyEncoding keyEncoding,
-            String idHeader) {
+            String headersField, String idHeader) {
         this.schema = Objects.requireNonNull(schema, "schema");
         this.format = Objects.requireNonNull(format, "format");
         this.keyEncoding = Objects.requireNonNull(keyEncoding, "keyEncoding");
@@ -65,8 +74,26 @@ final class RowRecords implements KafkaRecords<Row> {
         }
         this.idHeader = idHeader;
         this.idPosition = idHeader == null ? -1 : fieldPosition("id", "option 'id-header'");
+        this.headersPosition = headersField == null ? -1 : fieldPosition(headersField, "option 'headers-field'");
+        if (headersPosition >= 0) {
+            DataType type = schema.field(headersPosition).type();
+            if (type.kind() != DataType.Kind.MAP || type.keyType().kind() != DataType.Kind.STRING
+                    || (type.valueType().kind() != DataType.Kind.BYTES && type.valueType().kind() != DataType.Kind.STRING)) {
+                throw new OptionException("option 'headers-field' needs a field of type map<string, bytes> or "
+                        + "map<string, string>; '" + headersField + "' is a " + type);
+            }
+            if (IntStream.of(keyPositions).anyMatch(p -> p == headersPosition)) {
+                throw new OptionException("field '" + headersField + "' is both the headers and part of the key");
+            }
+            List<Field> values = new ArrayList<>(schema.fields());
+            values.remove(headersPosition);
+            this.valueSchema = Schema.of(values, schema.primaryKey().contains(headersField) ? List.of()
+                    : schema.primaryKey());
+        } else {
+            this.valueSchema = schema;
+        }
         // FMT-4: a field the format cannot write is found now, not in a writer
-        format.createEncoder(schema);
+        format.createEncoder(valueSchema);
         if (keySchema != null && keyEncoding == KeyEncoding.FORMAT) {
             format.createEncoder(keySchema);
         }
@@ -92,11 +119,16 @@ final class RowRecords implements KafkaRecords<Row> {
 
     @Override
     public Converter<Row> converter() {
-        RowEncoder values = format.createEncoder(schema);
+        RowEncoder values = format.createEncoder(valueSchema);
         RowEncoder keys = keySchema != null && keyEncoding == KeyEncoding.FORMAT ? format.createEncoder(keySchema) : null;
         return row -> {
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic.resolve(row, () -> describe(row)),
-                    key(row, keys), values.encode(row));
+                    key(row, keys), values.encode(headersPosition < 0 ? row : value(row)));
+            if (headersPosition >= 0 && row.get(headersPosition) != null) {
+                DataType valueType = schema.field(headersPosition).type().valueType();
+                ((Map<?, ?>) row.get(headersPosition)).forEach((name, value) -> record.headers().add((String) name,
+                        value == null ? null : text(valueType, value)));
+            }
             if (idHeader != null) {
                 Object id = row.get(idPosition);
                 record.headers().add(idHeader, id == null ? null
@@ -104,6 +136,17 @@ final class RowRecords implements KafkaRecords<Row> {
             }
             return record;
         };
+    }
+
+    /** The row less its headers field. */
+    private Row value(Row row) {
+        Object[] values = new Object[valueSchema.size()];
+        for (int i = 0, j = 0; i < schema.size(); i++) {
+            if (i != headersPosition) {
+                values[j++] = row.get(i);
+            }
+        }
+        return Row.of(valueSchema, values);
     }
 
     private byte[] key(Row row, RowEncoder keys) {

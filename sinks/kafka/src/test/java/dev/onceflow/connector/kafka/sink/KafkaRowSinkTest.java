@@ -181,6 +181,46 @@ class KafkaRowSinkTest {
 
     @Test
     @SuppressWarnings("unchecked")
+    void theHeadersFieldBecomesTheRecordsHeadersInItsOrderAndIsLeftOutOfTheValue() throws Exception {
+        Schema input = Schema.of(List.of(Field.of("id", DataType.LONG.notNull()),
+                Field.of("headers", DataType.map(DataType.STRING, DataType.BYTES)), Field.of("note", DataType.STRING)),
+                List.of("id"));
+        Map<String, byte[]> headers = new java.util.LinkedHashMap<>();
+        headers.put("trace", new byte[] {0, 1, (byte) 0xff});
+        headers.put("empty", null);
+        headers.put("source", "crm ü".getBytes(StandardCharsets.UTF_8));
+        String topic = newTopic(broker, 1);
+        var sink = (TwoPhaseCommitSink<Row, KafkaTransaction>) rowSink(input, format(new JsonFormatFactory()),
+                Map.of("topic", topic, "headers-field", "headers", "transactional-id-prefix", topic));
+        try (TransactionalWriter<Row, KafkaTransaction> writer = sink.createWriter(context(topic, 0, 1, 1, null))) {
+            writer.abortLingering();
+            KafkaTransaction open = writer.beginTransaction(1);
+            writer.write(open, Row.of(input, 1L, headers, "first"));
+            writer.write(open, Row.of(input, 2L, null, "no headers"));
+            writer.commit(writer.preCommit(open));
+        }
+        List<ConsumerRecord<byte[], byte[]>> records = readCommittedRecords(broker, topic);
+        assertThat(records).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .containsExactly("{\"id\":1,\"note\":\"first\"}", "{\"id\":2,\"note\":\"no headers\"}");
+        assertThat(records.get(0).headers().toArray()).extracting(h -> h.key())
+                .containsExactly("trace", "empty", "source");
+        assertThat(records.get(0).headers().lastHeader("trace").value()).containsExactly(0, 1, 0xff);
+        assertThat(records.get(0).headers().lastHeader("empty").value()).isNull();
+        assertThat(new String(records.get(0).headers().lastHeader("source").value(), StandardCharsets.UTF_8))
+                .isEqualTo("crm ü");
+        assertThat(records.get(1).headers().toArray()).isEmpty();
+
+        assertThatThrownBy(() -> rowSink(ORDERS, format(new JsonFormatFactory()), Map.of("topic", "t",
+                "headers-field", "note"))).isInstanceOf(OptionException.class).hasMessage("sink 'kafka': option "
+                        + "'headers-field' needs a field of type map<string, bytes> or map<string, string>; 'note' is "
+                        + "a string");
+        assertThatThrownBy(() -> rowSink(ORDERS, format(new JsonFormatFactory()), Map.of("topic", "t",
+                "headers-field", "hdrs"))).isInstanceOf(OptionException.class).hasMessageContaining("sink 'kafka': "
+                        + "option 'headers-field' needs field 'hdrs', which the input does not have");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
     void theWriteAheadModeKeepsRowsInTheCheckpointAsTheyWere() throws Exception {
         var sink = (GenericWriteAheadSink<Row>) rowSink(ORDERS, format(new JsonFormatFactory()),
                 Map.of("topic", "out", "mode", "write-ahead", "key-fields", "customer"));
