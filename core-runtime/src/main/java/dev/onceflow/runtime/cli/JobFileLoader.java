@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.api.WatermarkStrategy;
 import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointConfig;
@@ -298,7 +299,9 @@ public final class JobFileLoader {
                 }
             });
             Schema schema = source.schema();
-            DataStream<Row> stream = rows(env, source, sourceFactory.identifier(),
+            EventTimeField eventTime = spec.source().eventTime() == null ? null
+                    : EventTimeField.of(spec.source().eventTime(), schema, sourceOwner);
+            DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(),
                     spec.source().uid() != null ? spec.source().uid() : "source", spec.source().parallelism());
             description.append(sourceFactory.identifier());
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
@@ -317,7 +320,8 @@ public final class JobFileLoader {
                     stream = stream.map(select);
                     schema = select.output();
                 } else if (step.type().equals("aggregate")) {
-                    AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()), owner);
+                    AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()),
+                            eventTime != null, owner);
                     stream = stream.keyBy(aggregate::keyOf, Serializers.STRING).process(aggregate::function);
                     schema = aggregate.output();
                 } else if (step.type().equals("throttle")) {
@@ -339,6 +343,9 @@ public final class JobFileLoader {
             String sinkOwner = "sink '" + sinkFactory.identifier() + "'";
             if (spec.sink().schema() != null) {
                 throw new JobFileException(where + ": " + sinkOwner + " takes the schema of its input; remove its schema:");
+            }
+            if (spec.sink().eventTime() != null) {
+                throw new JobFileException(where + ": " + sinkOwner + " has no event-time; declare it on the source");
             }
             Optional<Format> sinkFormat = format(spec.sink().format(), sinkFactory.defaultFormat(), where, sinkOwner);
             Schema input = schema;
@@ -372,19 +379,23 @@ public final class JobFileLoader {
 
     /**
      * The source's records as rows: the source itself when it yields rows, else the source and,
-     * chained into its task (same parallelism, forward), the conversion of each record.
+     * chained into its task (same parallelism, forward), the conversion of each record. With
+     * {@code eventTime}, the source stamps each record with its row's time and emits watermarks
+     * (the assigner converts a record that is not a row once more: the map after it cannot stamp).
      */
     @SuppressWarnings("unchecked")
-    private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, String name, String uid,
-            Integer parallelism) {
-        DataStream<T> records = env.fromSource(source.source(), name).uid(uid).recordSerializer(source.recordSerializer());
+    private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, EventTimeField eventTime,
+            String name, String uid, Integer parallelism) {
+        Function<T, Row> toRow = source.yieldsRows() ? record -> (Row) record : source.toRow();
+        WatermarkStrategy<T> watermarks = eventTime == null ? WatermarkStrategy.noWatermarks() : eventTime.strategy(toRow);
+        DataStream<T> records = env.fromSource(source.source(), watermarks, name).uid(uid)
+                .recordSerializer(source.recordSerializer());
         if (parallelism != null) {
             records.parallelism(parallelism);
         }
         if (source.yieldsRows()) {
             return (DataStream<Row>) records;
         }
-        Function<T, Row> toRow = source.toRow();
         DataStream<Row> rows = records.map(toRow::apply).uid(uid + "-rows").recordSerializer(RowSerializer.of(source.schema()));
         if (parallelism != null) {
             rows.parallelism(parallelism);
