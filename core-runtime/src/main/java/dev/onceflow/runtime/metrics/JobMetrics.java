@@ -133,6 +133,11 @@ public final class JobMetrics {
                 .description("late records the operator left out").register(registry).increment();
     }
 
+    /** The late records all keyed functions of the job in {@code registry} left out so far. */
+    public static long lateRecords(MeterRegistry registry) {
+        return (long) registry.find(RECORDS_LATE).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
     /** The job starts another attempt after a failure. */
     public void restarted() {
         restarts.increment();
