@@ -71,6 +71,14 @@ public abstract class KeyedProcessFunction<K, IN, OUT> {
 
         /** Timers of the current key, and the current watermark. */
         TimerService timerService();
+
+        /**
+         * The current record is late (its event time is behind what the function already emitted
+         * results for) and the function leaves it out: counts it in the job's
+         * {@code onceflow.records.late} meter of this operator, and logs a warning for the first
+         * one of each subtask, so that no record goes missing unnoticed.
+         */
+        void countLateRecord();
     }
 
     /** The context of a firing timer. */

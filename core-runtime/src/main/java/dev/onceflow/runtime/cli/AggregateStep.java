@@ -2,15 +2,19 @@ package dev.onceflow.runtime.cli;
 
 import dev.onceflow.runtime.api.Collector;
 import dev.onceflow.runtime.api.KeyedProcessFunction;
+import dev.onceflow.runtime.state.MapState;
 import dev.onceflow.runtime.state.StateDescriptor;
 import dev.onceflow.runtime.state.ValueState;
+import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.RowSerializer;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.row.TextValues;
+import dev.onceflow.spi.serialization.Serializers;
 import java.math.BigDecimal;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -32,11 +36,27 @@ import java.util.regex.Pattern;
  * or double is double, of {@code decimal(p, s)} is {@code decimal(38, s)}; {@code min} and
  * {@code max} keep the field's type. A sum that overflows its type fails the job naming the key,
  * never wraps.
+ *
+ * <p>With {@code window: <duration>} the aggregates are per key and tumbling window of event time
+ * instead (the source must declare its {@code event-time}): one row per key and window, with the
+ * fields {@code window_start}, {@code window_end} (both {@code timestamptz not null}, the end
+ * exclusive), the key's fields and the aggregates, once the watermark passed the window's end or
+ * the input ended. Open windows and their timers are checkpointed keyed state, so each window's
+ * row comes out once across crashes. A row of a window whose result was already emitted (behind
+ * the watermark, or behind a window of its key emitted before a restore) is late: left out and
+ * counted, see {@link dev.onceflow.runtime.api.KeyedProcessFunction.Context#countLateRecord}.
  */
 public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> {
 
     /** How an option names the fields of the key. */
     static final String KEY = "key";
+
+    /** The option that makes the aggregate one per tumbling window of event time. */
+    static final String WINDOW = "window";
+
+    /** Fields of a windowed aggregate's rows before the key's. */
+    static final String WINDOW_START = "window_start";
+    static final String WINDOW_END = "window_end";
 
     private static final Pattern CALL = Pattern.compile("\\s*([a-zA-Z]+)\\s*\\(\\s*([^()]*?)\\s*\\)\\s*");
 
@@ -63,26 +83,33 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
         private final Aggregate[] aggregates;
         private final Schema output;
         private final Schema stateSchema;
+        private final Schema keySchema;
+        private final long window;
         private final String owner;
 
         private Plan(int[] key, DataType[] keyTypes, Aggregate[] aggregates, Schema output, Schema stateSchema,
-                String owner) {
+                Schema keySchema, long window, String owner) {
             this.key = key;
             this.keyTypes = keyTypes;
             this.aggregates = aggregates;
             this.output = output;
             this.stateSchema = stateSchema;
+            this.keySchema = keySchema;
+            this.window = window;
             this.owner = owner;
         }
 
         /**
-         * The plan of the options {@code key: a, b} and {@code <name>: <function>(<field>)} over
-         * {@code input}.
+         * The plan of the options {@code key: a, b}, {@code <name>: <function>(<field>)} and
+         * optionally {@code window: <duration>} over {@code input}.
          *
+         * @param eventTime whether the input's rows carry event time (a window needs it)
          * @throws IllegalArgumentException with one line naming the step and the option
          */
-        static Plan of(Schema input, Map<String, String> options, String owner) {
+        static Plan of(Schema input, Map<String, String> options, boolean eventTime, String owner) {
             Map<String, String> aggregatesByName = new LinkedHashMap<>(options);
+            String windowText = aggregatesByName.remove(WINDOW);
+            long window = windowText == null ? 0 : window(windowText, eventTime, owner + " option '" + WINDOW + "'");
             String keyList = aggregatesByName.remove(KEY);
             if (keyList == null || keyList.isBlank()) {
                 throw new IllegalArgumentException(owner + " needs option 'key': the field or fields (a, b) to "
@@ -108,14 +135,62 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
                 aggregates.add(aggregate(input, entry.getKey(), entry.getValue() == null ? "" : entry.getValue(),
                         owner + " option '" + entry.getKey() + "'"));
             }
-            List<Field> out = new ArrayList<>(input.fields());
             List<Field> state = new ArrayList<>();
             for (Aggregate aggregate : aggregates) {
-                out.add(Field.of(aggregate.name(), aggregate.type()));
                 state.add(Field.of(aggregate.name(), aggregate.type().withNullable(true)));
             }
-            return new Plan(key, keyTypes, aggregates.toArray(Aggregate[]::new),
-                    Schema.of(out, input.primaryKey()), Schema.of(state, List.of()), owner);
+            List<Field> keyFields = new ArrayList<>();
+            for (int i = 0; i < key.length; i++) {
+                keyFields.add(Field.of(keyNames.get(i), keyTypes[i].notNull())); // a null key fails the job
+            }
+            Schema keySchema = Schema.of(keyFields, List.of());
+            Schema output;
+            if (window == 0) {
+                List<Field> out = new ArrayList<>(input.fields());
+                aggregates.forEach(aggregate -> out.add(Field.of(aggregate.name(), aggregate.type())));
+                output = Schema.of(out, input.primaryKey());
+            } else {
+                List<Field> out = new ArrayList<>(List.of(Field.of(WINDOW_START, DataType.TIMESTAMP_TZ.notNull()),
+                        Field.of(WINDOW_END, DataType.TIMESTAMP_TZ.notNull())));
+                for (Field field : keyFields) {
+                    if (field.name().equals(WINDOW_START) || field.name().equals(WINDOW_END)) {
+                        throw new IllegalArgumentException(owner + " option 'key': '" + field.name() + "' is a field "
+                                + "of the window's rows already; rename it before this step");
+                    }
+                    out.add(field);
+                }
+                for (Aggregate aggregate : aggregates) {
+                    if (aggregate.name().equals(WINDOW_START) || aggregate.name().equals(WINDOW_END)) {
+                        throw new IllegalArgumentException(owner + " option '" + aggregate.name() + "': '"
+                                + aggregate.name() + "' is a field of the window's rows already; give the aggregate "
+                                + "another name");
+                    }
+                    out.add(Field.of(aggregate.name(), aggregate.type()));
+                }
+                List<String> primaryKey = new ArrayList<>(List.of(WINDOW_START));
+                primaryKey.addAll(keySchema.names());
+                output = Schema.of(out, primaryKey);
+            }
+            return new Plan(key, keyTypes, aggregates.toArray(Aggregate[]::new), output, Schema.of(state, List.of()),
+                    keySchema, window, owner);
+        }
+
+        /** The length of a window in milliseconds. */
+        private static long window(String text, boolean eventTime, String owner) {
+            if (!eventTime) {
+                throw new IllegalArgumentException(owner + ": a window is of event time, and the source declares none;"
+                        + " add event-time: {field: <a timestamp field>, max-out-of-orderness: <duration>} to the source");
+            }
+            long millis;
+            try {
+                millis = Option.parseDuration(text).toMillis();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(owner + ": " + e.getMessage());
+            }
+            if (millis <= 0) {
+                throw new IllegalArgumentException(owner + ": '" + text + "' is no length; a window lasts 1ms or more");
+            }
+            return millis;
         }
 
         private static Aggregate aggregate(Schema input, String name, String text, String owner) {
@@ -204,8 +279,53 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             return TextValues.format(keyTypes[i], value);
         }
 
-        AggregateStep function() {
-            return new AggregateStep(this);
+        /** The step's function: a running aggregate, or one per window if the step has a window. */
+        KeyedProcessFunction<String, Row, Row> function() {
+            return window == 0 ? new AggregateStep(this) : new Windowed(this);
+        }
+
+        /** The aggregates after {@code row}, from those before it ({@code null}: none yet), for the key {@code key}. */
+        Object[] add(Row before, Row row, String key) {
+            Object[] next = new Object[aggregates.length];
+            for (int i = 0; i < next.length; i++) {
+                Aggregate aggregate = aggregates[i];
+                Object previous = before == null ? null : before.get(i);
+                next[i] = aggregate.function() == Function.COUNT ? (previous == null ? 1L : (Long) previous + 1)
+                        : combine(aggregate, previous, row.get(aggregate.input()), key);
+            }
+            return next;
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private Object combine(Aggregate aggregate, Object before, Object value, String key) {
+            if (value == null) {
+                return before;
+            }
+            if (aggregate.function() == Function.SUM) {
+                Object addend = switch (aggregate.type().kind()) {
+                    case LONG -> ((Number) value).longValue();
+                    case DOUBLE -> ((Number) value).doubleValue();
+                    default -> value;
+                };
+                if (before == null) {
+                    return addend;
+                }
+                try {
+                    return switch (aggregate.type().kind()) {
+                        case LONG -> Math.addExact((Long) before, (Long) addend);
+                        case DOUBLE -> (Double) before + (Double) addend;
+                        default -> checkedDecimal(((BigDecimal) before).add((BigDecimal) addend));
+                    };
+                } catch (ArithmeticException overflow) {
+                    throw new IllegalStateException(owner + ": " + aggregate.name() + " of key '"
+                            + TextValues.abbreviate(key) + "' overflows " + aggregate.type());
+                }
+            }
+            if (before == null) {
+                return value;
+            }
+            int order = ((Comparable) value).compareTo(before);
+            return aggregate.function() == Function.MIN ? (order < 0 ? value : before) : (order > 0 ? value : before);
         }
     }
 
@@ -216,50 +336,11 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
 
     @Override
     public void processElement(Row row, Context<String> context, Collector<Row> out) {
-        Row previous = state.value();
-        Object[] next = new Object[plan.aggregates.length];
-        for (int i = 0; i < next.length; i++) {
-            Aggregate aggregate = plan.aggregates[i];
-            Object before = previous == null ? null : previous.get(i);
-            next[i] = aggregate.function() == Function.COUNT ? (before == null ? 1L : (Long) before + 1)
-                    : combine(aggregate, before, row.get(aggregate.input()), context);
-        }
+        Object[] next = plan.add(state.value(), row, context.currentKey());
         state.update(Row.of(plan.stateSchema, next));
         Object[] values = Arrays.copyOf(row.values(), row.arity() + next.length);
         System.arraycopy(next, 0, values, row.arity(), next.length);
         out.collect(Row.of(plan.output, values));
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private Object combine(Aggregate aggregate, Object before, Object value, Context<String> context) {
-        if (value == null) {
-            return before;
-        }
-        if (aggregate.function() == Function.SUM) {
-            Object addend = switch (aggregate.type().kind()) {
-                case LONG -> ((Number) value).longValue();
-                case DOUBLE -> ((Number) value).doubleValue();
-                default -> value;
-            };
-            if (before == null) {
-                return addend;
-            }
-            try {
-                return switch (aggregate.type().kind()) {
-                    case LONG -> Math.addExact((Long) before, (Long) addend);
-                    case DOUBLE -> (Double) before + (Double) addend;
-                    default -> checkedDecimal(((BigDecimal) before).add((BigDecimal) addend));
-                };
-            } catch (ArithmeticException overflow) {
-                throw new IllegalStateException(plan.owner + ": " + aggregate.name() + " of key '"
-                        + TextValues.abbreviate(context.currentKey()) + "' overflows " + aggregate.type());
-            }
-        }
-        if (before == null) {
-            return value;
-        }
-        int order = ((Comparable) value).compareTo(before);
-        return aggregate.function() == Function.MIN ? (order < 0 ? value : before) : (order > 0 ? value : before);
     }
 
     private static BigDecimal checkedDecimal(BigDecimal sum) {
@@ -267,5 +348,74 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             throw new ArithmeticException("more than 38 digits");
         }
         return sum;
+    }
+
+    /**
+     * The aggregates of each key per tumbling window of event time. A window {@code [start, end)}
+     * is state until its event-time timer at {@code end - 1} fires; then its row goes out and the
+     * window is forgotten. {@code closed} remembers the end of the key's last emitted window: after
+     * a restore the watermark starts again from the beginning of time, and without it a late row
+     * would open a window that was emitted before the crash a second time.
+     */
+    private static final class Windowed extends KeyedProcessFunction<String, Row, Row> {
+
+        private final Plan plan;
+        private MapState<Long, Row> windows;
+        private ValueState<Row> keyValues;
+        private ValueState<Long> closed;
+
+        Windowed(Plan plan) {
+            this.plan = plan;
+        }
+
+        @Override
+        public void open(KeyedContext context) {
+            windows = context.getState(StateDescriptor.map("windows", Serializers.LONG,
+                    RowSerializer.of(plan.stateSchema)));
+            keyValues = context.getState(StateDescriptor.value("key", RowSerializer.of(plan.keySchema)));
+            closed = context.getState(StateDescriptor.value("closed", Serializers.LONG));
+        }
+
+        @Override
+        public void processElement(Row row, Context<String> context, Collector<Row> out) {
+            long time = context.timestamp();
+            if (time == Long.MIN_VALUE) {
+                throw new IllegalStateException(plan.owner + ": " + RowExpressions.describe(row) + " has no event time");
+            }
+            long start = Math.floorDiv(time, plan.window) * plan.window;
+            long last = start + (plan.window - 1); // the window's last millisecond, when its timer fires
+            Long closedAt = closed.value();
+            if (last <= context.timerService().currentWatermark() || closedAt != null && start < closedAt) {
+                context.countLateRecord();
+                return;
+            }
+            if (keyValues.value() == null) {
+                Object[] key = new Object[plan.key.length];
+                for (int i = 0; i < key.length; i++) {
+                    key[i] = row.get(plan.key[i]);
+                }
+                keyValues.update(Row.of(plan.keySchema, key));
+            }
+            windows.put(start, Row.of(plan.stateSchema, plan.add(windows.get(start), row, context.currentKey())));
+            context.timerService().registerEventTimeTimer(last);
+        }
+
+        @Override
+        public void onTimer(long time, OnTimerContext<String> context, Collector<Row> out) {
+            long start = time - (plan.window - 1);
+            Row aggregates = windows.get(start);
+            if (aggregates == null) {
+                return;
+            }
+            windows.remove(start);
+            closed.update(start + plan.window);
+            Row key = keyValues.value();
+            Object[] values = new Object[2 + key.arity() + aggregates.arity()];
+            values[0] = Instant.ofEpochMilli(start);
+            values[1] = Instant.ofEpochMilli(start + plan.window);
+            System.arraycopy(key.values(), 0, values, 2, key.arity());
+            System.arraycopy(aggregates.values(), 0, values, 2 + key.arity(), aggregates.arity());
+            out.collect(Row.of(plan.output, values));
+        }
     }
 }

@@ -38,9 +38,10 @@ public record JobFile(
     /**
      * A source or sink, named by its factory identifier. {@code format} names how it decodes or
      * encodes records, for connectors that take one; {@code schema} declares the fields of a
-     * source's records where its format does not fix them. A source's {@code on-error} says what a
-     * record its reader cannot read does: {@code fail} the job (the default) or go to the
-     * {@code dead-letter} sink.
+     * source's records where its format does not fix them; {@code event-time} makes a source's
+     * rows carry the time of one of their fields, and its watermarks follow it. A source's
+     * {@code on-error} says what a record its reader cannot read does: {@code fail} the job (the
+     * default) or go to the {@code dead-letter} sink.
      */
     public record Connector(
             @JsonProperty(value = "type", required = true) @JsonSetter(nulls = Nulls.FAIL) String type,
@@ -49,8 +50,29 @@ public record JobFile(
             @JsonProperty("options") Map<String, Object> options,
             @JsonProperty("format") Format format,
             @JsonProperty("schema") SchemaSpec schema,
+            @JsonProperty("event-time") EventTime eventTime,
             @JsonProperty("on-error") String onError,
             @JsonProperty("dead-letter") Connector deadLetter) {
+    }
+
+    /**
+     * The event time of a source's rows: the field that holds it, how far behind the latest time
+     * seen a row may arrive and still be on time, and after how long without rows a source subtask
+     * stops holding back event time (never if absent). Durations as elsewhere: {@code 500ms},
+     * {@code 5s}, {@code 1m}.
+     *
+     * <pre>
+     * event-time:
+     *   field: placed_at
+     *   max-out-of-orderness: 5s
+     *   idleness: 1m
+     * </pre>
+     */
+    public record EventTime(
+            @JsonProperty(value = "field", required = true) @JsonSetter(nulls = Nulls.FAIL) String field,
+            @JsonProperty(value = "max-out-of-orderness", required = true) @JsonSetter(nulls = Nulls.FAIL)
+            String maxOutOfOrderness,
+            @JsonProperty("idleness") String idleness) {
     }
 
     /** {@code format: json}, or {@code format: {type: csv, options: {delimiter: ";"}}}. */

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.DeadLetters;
 import dev.onceflow.runtime.api.StreamEnvironment;
+import dev.onceflow.runtime.api.WatermarkStrategy;
 import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
 import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointConfig;
@@ -304,8 +305,10 @@ public final class JobFileLoader {
                 }
             });
             Schema schema = source.schema();
+            EventTimeField eventTime = spec.source().eventTime() == null ? null
+                    : EventTimeField.of(spec.source().eventTime(), schema, sourceOwner);
             String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
-            DataStream<Row> stream = rows(env, source, sourceFactory.identifier(), sourceUid,
+            DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(), sourceUid,
                     spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
@@ -324,7 +327,8 @@ public final class JobFileLoader {
                     stream = stream.map(select);
                     schema = select.output();
                 } else if (step.type().equals("aggregate")) {
-                    AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()), owner);
+                    AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()),
+                            eventTime != null, owner);
                     stream = stream.keyBy(aggregate::keyOf, Serializers.STRING).process(aggregate::function);
                     schema = aggregate.output();
                 } else if (step.type().equals("throttle")) {
@@ -350,6 +354,9 @@ public final class JobFileLoader {
             }
             if (spec.sink().schema() != null) {
                 throw new JobFileException(where + ": " + sinkOwner + " takes the schema of its input; remove its schema:");
+            }
+            if (spec.sink().eventTime() != null) {
+                throw new JobFileException(where + ": " + sinkOwner + " has no event-time; declare it on the source");
             }
             Optional<Format> sinkFormat = format(spec.sink().format(), sinkFactory.defaultFormat(), where, sinkOwner);
             Schema input = schema;
@@ -383,12 +390,17 @@ public final class JobFileLoader {
 
     /**
      * The source's records as rows: the source itself when it yields rows, else the source and,
-     * chained into its task (same parallelism, forward), the conversion of each record.
+     * chained into its task (same parallelism, forward), the conversion of each record. With
+     * {@code eventTime}, the source stamps each record with its row's time and emits watermarks
+     * (the assigner converts a record that is not a row once more: the map after it cannot stamp).
      */
     @SuppressWarnings("unchecked")
-    private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, String name, String uid,
-            Integer parallelism, Optional<DeadLetterSink> deadLetters) {
-        DataStream<T> records = env.fromSource(source.source(), name).uid(uid).recordSerializer(source.recordSerializer());
+    private static <T> DataStream<Row> rows(StreamEnvironment env, RowSource<T> source, EventTimeField eventTime,
+            String name, String uid, Integer parallelism, Optional<DeadLetterSink> deadLetters) {
+        Function<T, Row> toRow = source.yieldsRows() ? record -> (Row) record : source.toRow();
+        WatermarkStrategy<T> watermarks = eventTime == null ? WatermarkStrategy.noWatermarks() : eventTime.strategy(toRow);
+        DataStream<T> records = env.fromSource(source.source(), watermarks, name).uid(uid)
+                .recordSerializer(source.recordSerializer());
         if (parallelism != null) {
             records.parallelism(parallelism);
         }
@@ -396,7 +408,6 @@ public final class JobFileLoader {
         if (source.yieldsRows()) {
             return (DataStream<Row>) records;
         }
-        Function<T, Row> toRow = source.toRow();
         DataStream<Row> rows = records.map(toRow::apply).uid(uid + "-rows").recordSerializer(RowSerializer.of(source.schema()));
         if (parallelism != null) {
             rows.parallelism(parallelism);
@@ -441,7 +452,7 @@ public final class JobFileLoader {
         }
         String owner = "source dead-letter sink '" + factory.identifier() + "'";
         if (spec.schema() != null || spec.parallelism() != null || spec.onError() != null
-                || spec.deadLetter() != null) {
+                || spec.deadLetter() != null || spec.eventTime() != null) {
             throw new JobFileException(where + ": " + owner + " takes only type, uid, options and format; its rows are"
                     + " source, position, reason and record, and it runs in the source's subtasks");
         }

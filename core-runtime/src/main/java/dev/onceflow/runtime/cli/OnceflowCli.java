@@ -12,6 +12,7 @@ import dev.onceflow.runtime.execution.JobExecutionException;
 import dev.onceflow.runtime.execution.JobProgress;
 import dev.onceflow.runtime.execution.JobResult;
 import dev.onceflow.runtime.execution.RestoreSetting;
+import dev.onceflow.runtime.metrics.JobMetrics;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import java.io.PrintWriter;
@@ -199,11 +200,14 @@ public final class OnceflowCli {
                         : control.url() + "#token=<the contents of " + control.tokenFile() + ">");
                 out.flush();
                 JobResult result = await(client, out, progressMillis);
-                out.printf("Job %s %s: read %d records, wrote %d records%s%s.%n", result.jobName(),
+                long late = JobMetrics.lateRecords(client.meterRegistry());
+                out.printf("Job %s %s: read %d records, wrote %d records%s%s%s.%n", result.jobName(),
                         result.status().name().toLowerCase(java.util.Locale.ROOT), result.recordsRead(),
-                        result.recordsWritten(), result.deadLetters() > 0 ? ", sent " + result.deadLetters()
+                        result.recordsWritten(), result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "",
+                        result.deadLetters() > 0 ? ", sent " + result.deadLetters()
                                 + " records it could not read to the dead letters" : "",
-                        result.restarts() > 0 ? " after " + result.restarts() + " restarts" : "");
+                        late > 0 ? ", left out " + late + (late == 1 ? " late record" : " late records") + " ("
+                                + JobMetrics.RECORDS_LATE + ")" : "");
                 Map<String, Object> sinkOptions = job.spec().sink().options();
                 if (sinkOptions != null && sinkOptions.get("path") != null) {
                     out.printf("Committed output: %s%n", displayPath(sinkOptions.get("path").toString()));

@@ -155,6 +155,11 @@ final class JobExecution implements TaskEnvironment {
             public void registerReader(String sourceUid, int subtask) {
                 coordinatorThread.execute(() -> enumerators.get(sourceUid).addReader(subtask));
             }
+
+            @Override
+            public void lateRecord(String operatorUid, int subtask) {
+                metrics.lateRecord(operatorUid, subtask);
+            }
         };
         for (JobPlan.Stage stage : stages) {
             boolean last = stage.downstream() < 0;

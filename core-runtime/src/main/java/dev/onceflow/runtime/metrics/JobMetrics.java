@@ -30,6 +30,7 @@ public final class JobMetrics {
 
     public static final String RECORDS_IN = "onceflow.records.in";
     public static final String RECORDS_OUT = "onceflow.records.out";
+    public static final String RECORDS_LATE = "onceflow.records.late";
     public static final String BACKPRESSURE_TIME = "onceflow.backpressure.time";
     public static final String CHECKPOINT_DURATION = "onceflow.checkpoint.duration";
     public static final String CHECKPOINT_SIZE = "onceflow.checkpoint.size";
@@ -121,6 +122,20 @@ public final class JobMetrics {
         Counter.builder(IN_FLIGHT_RECORDS).tags(jobTags.and("operator", operator, "subtask", Integer.toString(subtask)))
                 .description("records in flight between tasks that unaligned checkpoints stored")
                 .register(registry).increment(count);
+    }
+
+    /**
+     * A keyed function of {@code operator}'s subtask left out a record that came too late. Called
+     * on the task thread, for late records only: rare enough for a Micrometer call each.
+     */
+    public void lateRecord(String operator, int subtask) {
+        Counter.builder(RECORDS_LATE).tags(jobTags.and("operator", operator, "subtask", Integer.toString(subtask)))
+                .description("late records the operator left out").register(registry).increment();
+    }
+
+    /** The late records all keyed functions of the job in {@code registry} left out so far. */
+    public static long lateRecords(MeterRegistry registry) {
+        return (long) registry.find(RECORDS_LATE).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     /** The job starts another attempt after a failure. */

@@ -179,6 +179,11 @@ public final class KeyedBroadcastProcessOperator<K, IN, B, OUT> extends Broadcas
         }
 
         @Override
+        public void countLateRecord() {
+            inner.countLateRecord();
+        }
+
+        @Override
         public TimeDomain timeDomain() {
             if (timer == null) {
                 throw new IllegalStateException("timeDomain() is only known while a timer fires");

@@ -6,6 +6,7 @@ import dev.onceflow.runtime.api.TimeDomain;
 import dev.onceflow.runtime.api.TimerService;
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.checkpoint.CheckpointKind;
+import dev.onceflow.runtime.metrics.JobMetrics;
 import dev.onceflow.runtime.state.AggregatingState;
 import dev.onceflow.runtime.state.KeyedStateBackend;
 import dev.onceflow.runtime.state.StateBackend;
@@ -20,6 +21,8 @@ import dev.onceflow.runtime.task.StreamElement;
 import dev.onceflow.spi.serialization.SimpleVersionedSerializer;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link KeyedProcessFunction} with heap keyed state and timers, snapshotted per key group.
@@ -33,6 +36,8 @@ import java.util.concurrent.Callable;
  */
 public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         implements KeyedProcessFunction.OnTimerContext<K>, KeyedProcessFunction.KeyedContext, TimerService {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyedProcessOperator.class);
 
     /** State names the timers use; user state may not start with {@link #RESERVED_PREFIX}. */
     static final String RESERVED_PREFIX = "onceflow.";
@@ -56,6 +61,7 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
     private TimeDomain firing;
     private long wakeUpAt = Long.MAX_VALUE;
     private long terminalCheckpoint = -1;
+    private boolean warnedLate;
     /** The barrier of the checkpoint being taken, between prepareSnapshotPreBarrier and the snapshot. */
     private CheckpointBarrier barrier;
 
@@ -259,6 +265,19 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
     public void deleteProcessingTimeTimer(long at) {
         // A wake-up already scheduled for it finds nothing due and schedules the next one.
         processingTimers.delete(at);
+    }
+
+    @Override
+    public void countLateRecord() {
+        if (!warnedLate) {
+            warnedLate = true;
+            LOG.warn("{} subtask {}: a record with event time {} came after the watermark {} and is left out; "
+                    + "further late records are counted in {} without a warning", context.uid(),
+                    context.subtaskIndex(), timestamp(), watermark, JobMetrics.RECORDS_LATE);
+        }
+        if (context.taskServices() != null) {
+            context.taskServices().lateRecord(context.uid(), context.subtaskIndex());
+        }
     }
 
     // KeyedContext

@@ -33,5 +33,8 @@ public record OperatorContext(String jobName, String uid, String name, int subta
 
         /** A source reader came up; its enumerator may now assign it splits. */
         void registerReader(String sourceUid, int subtask);
+
+        /** A keyed function left out a late record (see {@code KeyedProcessFunction.Context#countLateRecord}). */
+        void lateRecord(String operatorUid, int subtask);
     }
 }
