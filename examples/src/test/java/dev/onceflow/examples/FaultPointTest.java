@@ -21,9 +21,9 @@ class FaultPointTest {
     private static final long ROWS = 20_000;
 
     static Stream<String> twoPhaseCommitPoints() {
-        // The write-ahead point is not on the path of a two-phase commit sink; recovery has its own test.
+        // The write-ahead points are not on the path of a two-phase commit sink; recovery has its own test.
         return FaultPoints.ALL.stream()
-                .filter(p -> !p.equals(FaultPoints.SINK_WAL_AFTER_SEND) && !p.equals(FaultPoints.SINK_DURING_RECOVERY));
+                .filter(p -> !FaultPoints.WRITE_AHEAD.contains(p) && !p.equals(FaultPoints.SINK_DURING_RECOVERY));
     }
 
     @ParameterizedTest(name = "{0}")

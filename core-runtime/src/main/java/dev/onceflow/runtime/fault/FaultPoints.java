@@ -30,13 +30,21 @@ public final class FaultPoints {
     public static final String SINK_BEFORE_COMMIT = "sink.before-commit";
     public static final String SINK_MID_COMMIT = "sink.mid-commit";
     public static final String SINK_DURING_RECOVERY = "sink.during-recovery";
+    /**
+     * A write-ahead sink takes the first record of a segment to send: a sink that marks the segment
+     * committed before it sends it has the mark and not the data when the process dies here.
+     */
+    public static final String SINK_WAL_MID_SEND = "sink.wal-mid-send";
     public static final String SINK_WAL_AFTER_SEND = "sink.wal-after-send";
 
     /** Every point, in protocol order. */
     public static final java.util.List<String> ALL = java.util.List.of(
             SOURCE_BEFORE_BARRIER, SINK_BEFORE_PRECOMMIT, SINK_AFTER_PRECOMMIT, TASK_AFTER_SNAPSHOT_BEFORE_ACK,
             COORDINATOR_BEFORE_METADATA, COORDINATOR_AFTER_COMPLETE_BEFORE_NOTIFY, SINK_BEFORE_COMMIT,
-            SINK_MID_COMMIT, SINK_DURING_RECOVERY, SINK_WAL_AFTER_SEND);
+            SINK_MID_COMMIT, SINK_DURING_RECOVERY, SINK_WAL_MID_SEND, SINK_WAL_AFTER_SEND);
+
+    /** The write-ahead points, which only a write-ahead sink reaches. */
+    public static final java.util.List<String> WRITE_AHEAD = java.util.List.of(SINK_WAL_MID_SEND, SINK_WAL_AFTER_SEND);
 
     private static final String SPEC = readSpec("onceflow.fault", "ONCEFLOW_FAULT");
     private static final String DELAY_SPEC = readSpec("onceflow.fault.delay", "ONCEFLOW_FAULT_DELAY");
@@ -86,6 +94,36 @@ public final class FaultPoints {
     }
 
     /** Halts the JVM if {@code point} is the armed point and this is its armed occurrence. */
+    /**
+     * The records of a write-ahead segment as handed to the sink: the first one the sink takes
+     * reaches {@link #SINK_WAL_MID_SEND}. Disarmed, {@code values} itself.
+     */
+    public static <T> Iterable<T> sending(Iterable<T> values) {
+        if (!ARMED) {
+            return values;
+        }
+        return () -> {
+            java.util.Iterator<T> it = values.iterator();
+            return new java.util.Iterator<T>() {
+                private boolean taken;
+
+                @Override
+                public boolean hasNext() {
+                    return it.hasNext();
+                }
+
+                @Override
+                public T next() {
+                    if (!taken) {
+                        taken = true;
+                        reach(SINK_WAL_MID_SEND);
+                    }
+                    return it.next();
+                }
+            };
+        };
+    }
+
     public static void reach(String point) {
         if (ARMED) {
             armed(point);

@@ -88,7 +88,8 @@ public final class WriteAheadSinkOperator<IN> extends StreamOperator<IN> {
         while (it.hasNext()) {
             Segment<IN> segment = it.next();
             if (!committer.isCheckpointCommitted(segment.subtask(), segment.checkpointId())) {
-                if (!writer.sendValues(segment.records(), segment.subtask(), segment.checkpointId(), segment.timestamp())) {
+                if (!writer.sendValues(FaultPoints.sending(segment.records()), segment.subtask(), segment.checkpointId(),
+                        segment.timestamp())) {
                     return; // rule WAL-1: keep it, and everything after it, for the next completion
                 }
                 FaultPoints.reach(FaultPoints.SINK_WAL_AFTER_SEND);

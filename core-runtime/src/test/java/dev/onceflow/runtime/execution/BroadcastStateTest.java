@@ -172,9 +172,11 @@ class BroadcastStateTest {
         assertThat(CLOSED.values()).as("every broadcast record counted once on every subtask after the restart")
                 .allSatisfy(map -> assertThat(new TreeMap<>(map)).isEqualTo(expected));
         assertThat(RESTORED.keySet()).as("the restart restored both subtasks").containsExactlyInAnyOrder(0, 1);
+        // Part way: the broadcast source runs in two subtasks, and a checkpoint holds a prefix of
+        // each split, so the restored count is below the whole input, not below the failing id.
         assertThat(RESTORED.values()).as("from a checkpoint taken part way through the broadcast input, the same on both")
                 .allSatisfy(map -> assertThat(map.values().stream().mapToLong(Long::longValue).sum())
-                        .isBetween(1L, 300L))
+                        .isBetween(1L, broadcastRows - 1))
                 .allSatisfy(map -> assertThat(map).isEqualTo(RESTORED.get(0)));
         CommittedOutput.read(dir.resolve("out")).assertExactlyOnce(rows);
     }

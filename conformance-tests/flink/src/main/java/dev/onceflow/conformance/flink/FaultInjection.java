@@ -39,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *     writer of this JVM pre-committed (Flink's committer commits through {@code recoverAndCommit});
  * <li>{@code sink.during-recovery}: after the commit of a handle this JVM did not pre-commit, i.e.
  *     one restored from the checkpoint;
+ * <li>{@code sink.wal-mid-send}: when the write-ahead sink takes the first record of a segment to send.
  * <li>{@code sink.wal-after-send}: after a write-ahead segment was sent, before it is marked committed.
  * </ul>
  *
@@ -141,13 +142,13 @@ final class FaultInjection {
             return new WriteAheadWriter<>() {
                 @Override
                 public boolean sendValues(Iterable<IN> values, long checkpointId, long timestamp) throws Exception {
-                    return sent(writer.sendValues(values, checkpointId, timestamp));
+                    return sent(writer.sendValues(FaultPoints.sending(values), checkpointId, timestamp));
                 }
 
                 @Override
                 public boolean sendValues(Iterable<IN> values, int subtaskIndex, long checkpointId, long timestamp)
                         throws Exception {
-                    return sent(writer.sendValues(values, subtaskIndex, checkpointId, timestamp));
+                    return sent(writer.sendValues(FaultPoints.sending(values), subtaskIndex, checkpointId, timestamp));
                 }
 
                 private boolean sent(boolean sent) {

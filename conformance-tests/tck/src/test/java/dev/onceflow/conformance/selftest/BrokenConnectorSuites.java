@@ -75,6 +75,13 @@ final class BrokenConnectorSuites {
         }
     }
 
+    static final class MarksBeforeSendSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(MarksBeforeSendSinkFactory.IDENTIFIER);
+        }
+    }
+
     /** A sink that appends and says so: an AtLeastOnceSink. */
     static final class AppendingAtLeastOnceSuite extends SinkConformanceSuite {
         @Override

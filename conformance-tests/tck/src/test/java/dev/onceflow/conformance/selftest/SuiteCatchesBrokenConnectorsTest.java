@@ -40,6 +40,24 @@ class SuiteCatchesBrokenConnectorsTest {
         assertCaseFailed(run, "2PC-1", "violated");
     }
 
+    /**
+     * WAL-1: a write-ahead sink that marks a segment sent before it sends it passes every case but
+     * the crash at {@code sink.wal-mid-send}, where the restored operator finds the mark and skips
+     * the segment, and its records are lost.
+     */
+    @Test
+    void markingASegmentBeforeSendingItLosesItsRecords() throws Exception {
+        List<String> points = FaultPoints.ALL.stream().filter(p -> !p.equals(FaultPoints.SINK_DURING_RECOVERY)).toList();
+        SelectedCase run = SelectedCase.run(SelectedCase.dynamicTest(BrokenConnectorSuites.MarksBeforeSendSuite.class,
+                "required_eo1_crashAtEveryFaultPoint", points.indexOf(FaultPoints.SINK_WAL_MID_SEND) + 1),
+                "sink-" + MarksBeforeSendSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[EO-1] ")
+                .contains("faults: " + FaultPoints.SINK_WAL_MID_SEND + "@3")
+                .containsPattern("lost" + SOME_IDS);
+        assertCaseFailed(run, "EO-1", "violated");
+    }
+
     /** 2PC-4: a sink that publishes an already committed file again duplicates its records on a second restore. */
     @Test
     void nonIdempotentCommitBreaks2pc4() throws Exception {
