@@ -95,6 +95,7 @@ class ParquetRowFileReaderTest {
                   optional int64 population;
                   required int32 zip;
                   optional group tags (LIST) { repeated group array { optional binary item (STRING); } }
+                  required group place { required double lat; required double lon; optional int32 alt; }
                 }""");
         Path file = dir.resolve("other.parquet");
         SimpleGroupFactory groups = new SimpleGroupFactory(type);
@@ -102,15 +103,20 @@ class ParquetRowFileReaderTest {
                 .withConf(new PlainParquetConfiguration()).build()) {
             Group first = groups.newGroup().append("city", "Zürich").append("population", 421_878L).append("zip", 8001);
             first.addGroup("tags").addGroup("array").append("item", "✓");
+            first.addGroup("place").append("lat", 47.37).append("lon", 8.54);
             writer.write(first);
-            writer.write(groups.newGroup().append("city", "Αθήνα").append("zip", 10431));
+            Group second = groups.newGroup().append("city", "Αθήνα").append("zip", 10431);
+            second.addGroup("place").append("lat", 37.98).append("lon", 23.73).append("alt", 70);
+            writer.write(second);
         }
+        Schema place = Schema.of(Field.of("lon", DataType.DOUBLE), Field.of("lat", DataType.DOUBLE.notNull()));
         Schema schema = Schema.of(Field.of("zip", DataType.INT), Field.of("city", DataType.STRING.notNull()),
-                Field.of("population", DataType.LONG), Field.of("tags", DataType.array(DataType.STRING)));
+                Field.of("population", DataType.LONG), Field.of("tags", DataType.array(DataType.STRING)),
+                Field.of("place", DataType.row(place)));
 
         assertThat(readAll(file, schema)).containsExactly(
-                Row.of(schema, 8001, "Zürich", 421_878L, List.of("✓")),
-                Row.of(schema, 10431, "Αθήνα", null, null));
+                Row.of(schema, 8001, "Zürich", 421_878L, List.of("✓"), Row.of(place, 8.54, 47.37)),
+                Row.of(schema, 10431, "Αθήνα", null, null, Row.of(place, 23.73, 37.98)));
     }
 
     @Test
