@@ -165,7 +165,7 @@ class ParquetRowFileReaderTest {
 
     @Test
     void lineFormatsGiveNoFileReader() {
-        Format json = new Format(new dev.onceflow.spi.format.FormatFactory() {
+        Format lines = new Format(new dev.onceflow.spi.format.FormatFactory() {
             @Override
             public String identifier() {
                 return "lines";
@@ -191,7 +191,7 @@ class ParquetRowFileReaderTest {
                 return null;
             }
         }, OptionValues.validate("format 'lines'", Map.of(), List.of()));
-        assertThatThrownBy(() -> json.createFileReader(TestRows.ITEM, null)).isInstanceOf(OptionException.class)
+        assertThatThrownBy(() -> lines.createFileReader(TestRows.ITEM, null)).isInstanceOf(OptionException.class)
                 .hasMessage("format 'lines' is read line by line, not as whole files");
     }
 
