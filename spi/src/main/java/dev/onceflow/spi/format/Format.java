@@ -3,6 +3,7 @@ package dev.onceflow.spi.format;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.row.Schema;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Objects;
 import java.util.Optional;
@@ -89,6 +90,12 @@ public final class Format {
     /** A writer of one file; see {@link FormatFactory#createFileWriter}. */
     public RowFileWriter createFileWriter(Schema schema, OutputStream out) {
         return factory.createFileWriter(schema, options, out);
+    }
+
+    /** A reader of one whole file; see {@link FormatFactory#createFileReader}. */
+    public RowFileReader createFileReader(Schema schema, RandomAccessInput input)
+            throws MalformedRecordException, IOException {
+        return factory.createFileReader(schema, options, input);
     }
 
     @Override

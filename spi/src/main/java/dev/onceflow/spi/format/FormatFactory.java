@@ -1,8 +1,10 @@
 package dev.onceflow.spi.format;
 
 import dev.onceflow.spi.factory.Option;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.row.Schema;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Optional;
@@ -11,8 +13,8 @@ import java.util.Optional;
  * Makes a record format (json, csv, avro, ...) usable by connectors by name. Found with
  * {@link java.util.ServiceLoader}: a format jar lists its factory in
  * {@code META-INF/services/dev.onceflow.spi.format.FormatFactory}. Rules FMT-1 to FMT-4 in
- * {@code docs/spec.md}, FMT-5 for formats that write whole files, and FMT-6 for files with a
- * header line.
+ * {@code docs/spec.md}, FMT-5 for formats that write whole files, FMT-6 for files with a
+ * header line, and FMT-7 for reading whole files.
  *
  * <p><b>Caller and thread.</b> Connector factories, on the CLI's main thread before the job starts
  * (to validate: every problem with the options or the schema is found here, FMT-4), and then in
@@ -132,5 +134,32 @@ public interface FormatFactory {
     default RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
         return new LineFileWriter(identifier(), createEncoder(schema, options), lineBreaks(options),
                 fileHeader(schema, options), out);
+    }
+
+    /**
+     * A reader of the rows of one complete file of this format, as rows of {@code schema}, whose bytes
+     * are {@code input} (FMT-7). Only a format that {@link #writesWholeFiles writes whole files}
+     * gives one; the default refuses with an {@link dev.onceflow.spi.factory.OptionException} naming
+     * the format, since line formats are read line by line with {@link #createDecoder}.
+     *
+     * <p><b>Caller and thread.</b> A file source's reader, on its task thread, once each time it
+     * starts reading a file (again after a restore); the source closes the reader, then the input.
+     * The caller may assume nothing about the file but that it does not change while it is read.
+     *
+     * <p><b>What it guarantees.</b> Every reader of the same file returns the same rows in the same
+     * order, so a source that skips the rows it emitted before a checkpoint goes on exactly where it
+     * was (SRC-1). The file's columns are matched to {@code schema}'s fields by name; columns the
+     * schema does not name are not read. A field of {@code schema} the file does not hold, or holds
+     * with another type, or may hold null where the field is {@code not null}, is refused here, before
+     * any row is returned, never read as null.
+     *
+     * @throws MalformedRecordException with one line naming the field and what the file holds
+     *     instead, if the file's columns do not fit {@code schema} (the caller adds the file)
+     * @throws IOException if the file cannot be read or is not a file of this format (no footer)
+     */
+    default RowFileReader createFileReader(Schema schema, OptionValues options, RandomAccessInput input)
+            throws MalformedRecordException, IOException {
+        throw new OptionException("format '" + identifier()
+                + "' is read line by line, not as whole files");
     }
 }

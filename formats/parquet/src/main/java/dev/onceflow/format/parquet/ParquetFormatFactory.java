@@ -4,16 +4,20 @@ import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.MalformedRecordException;
+import dev.onceflow.spi.format.RandomAccessInput;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
+import dev.onceflow.spi.format.RowFileReader;
 import dev.onceflow.spi.format.RowFileWriter;
 import dev.onceflow.spi.row.Schema;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 
 /**
- * Rows as Apache Parquet files, one whole file per part file of the filesystem sink (FMT-5). Writes
- * only: no source reads Parquet yet.
+ * Rows as Apache Parquet files, one whole file per part file of the filesystem sink (FMT-5), read
+ * back whole by the file source (FMT-7).
  */
 public final class ParquetFormatFactory implements FormatFactory {
 
@@ -46,11 +50,11 @@ public final class ParquetFormatFactory implements FormatFactory {
         return true;
     }
 
-    /** Refused: nothing reads Parquet record by record, and no source reads Parquet files yet. */
+    /** Refused: a Parquet file is read whole ({@link #createFileReader}), never record by record. */
     @Override
     public RowDecoder createDecoder(Schema schema, OptionValues options) {
-        throw new OptionException("format 'parquet' writes whole files and cannot be read record by record; "
-                + "no source reads Parquet yet");
+        throw new OptionException("format 'parquet' is read as whole files, not record by record; "
+                + "use it with the file source");
     }
 
     /** Refused: a Parquet file is written whole, never record by record. */
@@ -64,5 +68,11 @@ public final class ParquetFormatFactory implements FormatFactory {
     public RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
         return new ParquetRowFileWriter(ParquetSchemas.messageType(schema), schema, options.get(COMPRESSION),
                 options.get(ROW_GROUP_SIZE), out);
+    }
+
+    @Override
+    public RowFileReader createFileReader(Schema schema, OptionValues options, RandomAccessInput input)
+            throws MalformedRecordException, IOException {
+        return ParquetRowFileReader.open(schema, input);
     }
 }

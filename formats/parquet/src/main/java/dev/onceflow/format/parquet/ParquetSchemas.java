@@ -2,8 +2,13 @@ package dev.onceflow.format.parquet;
 
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
+import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.row.Schema;
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
@@ -44,7 +49,7 @@ final class ParquetSchemas {
         return message.named(MESSAGE_NAME);
     }
 
-    private static Type type(String name, DataType type) {
+    static Type type(String name, DataType type) {
         Repetition repetition = type.nullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
         return switch (type.kind()) {
             case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(name);
@@ -97,5 +102,98 @@ final class ParquetSchemas {
     static int decimalBytes(int precision) {
         BigInteger largest = BigInteger.TEN.pow(precision).subtract(BigInteger.ONE);
         return largest.bitLength() / 8 + 1;
+    }
+
+    /**
+     * The part of a file's schema that holds {@code schema}'s fields, matched by name, in the schema's
+     * order: what a reader asks Parquet for. Each column keeps the file's own type, which is the one
+     * {@link #messageType} gives the field, or differs only in that a {@code not null} column may be
+     * read into a nullable field, and in the names of a list's or map's inner levels, which writers
+     * name differently.
+     *
+     * @throws MalformedRecordException with one line naming the first field the file lacks or holds
+     *     with another type
+     */
+    static MessageType requestedSchema(Schema schema, MessageType file) throws MalformedRecordException {
+        List<Type> columns = new ArrayList<>();
+        for (Field field : schema.fields()) {
+            if (!file.containsField(field.name())) {
+                throw new MalformedRecordException("field '" + field.name() + "' is not in the file, whose columns are "
+                        + file.getFields().stream().map(Type::getName).toList());
+            }
+            Type column = file.getType(field.name());
+            checkMatches(type(field.name(), field.type()), column, field.name(), field.type());
+            columns.add(column);
+        }
+        return new MessageType(file.getName(), columns);
+    }
+
+    private static void checkMatches(Type expected, Type actual, String path, DataType type)
+            throws MalformedRecordException {
+        if (actual.isRepetition(Repetition.REPEATED)
+                || actual.isRepetition(Repetition.OPTIONAL) && expected.isRepetition(Repetition.REQUIRED)) {
+            throw mismatch(expected, actual, path, type);
+        }
+        if (expected.isPrimitive()) {
+            if (!actual.isPrimitive() || !sameValues(expected.asPrimitiveType(), actual)) {
+                throw mismatch(expected, actual, path, type);
+            }
+            return;
+        }
+        if (actual.isPrimitive()
+                || !Objects.equals(expected.getLogicalTypeAnnotation(), actual.getLogicalTypeAnnotation())) {
+            throw mismatch(expected, actual, path, type);
+        }
+        GroupType group = actual.asGroupType();
+        switch (type.kind()) {
+            case ROW -> {
+                for (Field field : type.schema().fields()) {
+                    String inner = path + "." + field.name();
+                    if (!group.containsField(field.name())) {
+                        throw new MalformedRecordException("field '" + inner + "' is not in the file");
+                    }
+                    checkMatches(type(field.name(), field.type()), group.getType(field.name()), inner, field.type());
+                }
+            }
+            case ARRAY -> {
+                GroupType entries = repeatedEntries(expected, actual, path, type, 1);
+                checkMatches(type(ELEMENT, type.elementType()), entries.getType(0), path + "[]", type.elementType());
+            }
+            case MAP -> {
+                GroupType entries = repeatedEntries(expected, actual, path, type, 2);
+                checkMatches(type(KEY, type.keyType()), entries.getType(0), path + " key", type.keyType());
+                checkMatches(type(VALUE, type.valueType()), entries.getType(1), path + " value", type.valueType());
+            }
+            default -> throw new IllegalStateException("not a group: " + type);
+        }
+    }
+
+    /** The repeated group inside a list or map, holding {@code fields} fields, whatever its name. */
+    private static GroupType repeatedEntries(Type expected, Type actual, String path, DataType type, int fields)
+            throws MalformedRecordException {
+        GroupType group = actual.asGroupType();
+        if (group.getFieldCount() != 1 || group.getType(0).isPrimitive()
+                || !group.getType(0).isRepetition(Repetition.REPEATED)
+                || group.getType(0).asGroupType().getFieldCount() != fields) {
+            throw mismatch(expected, actual, path, type);
+        }
+        return group.getType(0).asGroupType();
+    }
+
+    /** Whether a column stores values as {@code expected} does: physical type, length and logical type. */
+    private static boolean sameValues(org.apache.parquet.schema.PrimitiveType expected, Type actual) {
+        org.apache.parquet.schema.PrimitiveType primitive = actual.asPrimitiveType();
+        return primitive.getPrimitiveTypeName() == expected.getPrimitiveTypeName()
+                && primitive.getTypeLength() == expected.getTypeLength()
+                && Objects.equals(primitive.getLogicalTypeAnnotation(), expected.getLogicalTypeAnnotation());
+    }
+
+    private static MalformedRecordException mismatch(Type expected, Type actual, String path, DataType type) {
+        return new MalformedRecordException("field '" + path + "' is declared " + type + ", read from Parquet as '"
+                + oneLine(expected) + "', but the file holds '" + oneLine(actual) + "'");
+    }
+
+    private static String oneLine(Type type) {
+        return type.toString().replaceAll("\\s+", " ").strip();
     }
 }

@@ -203,8 +203,8 @@ class ParquetFormatTest {
         assertThatThrownBy(() -> parquet.createEncoder(TestRows.EVERY_TYPE)).isInstanceOf(OptionException.class)
                 .hasMessage("format 'parquet' writes whole files, not single records; use it with the filesystem sink");
         assertThatThrownBy(() -> parquet.createDecoder(TestRows.EVERY_TYPE)).isInstanceOf(OptionException.class)
-                .hasMessage("format 'parquet' writes whole files and cannot be read record by record; "
-                        + "no source reads Parquet yet");
+                .hasMessage("format 'parquet' is read as whole files, not record by record; "
+                        + "use it with the file source");
     }
 
     @Test

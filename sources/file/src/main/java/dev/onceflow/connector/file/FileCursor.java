@@ -16,7 +16,7 @@ import org.apache.hadoop.fs.Path;
  * file's end is reached and reopened at {@code offset}, so bytes of an unfinished last line are
  * simply read again once the line is complete.
  */
-final class FileCursor<T> implements AutoCloseable {
+final class FileCursor<T> implements SplitCursor<T> {
 
     private final Configuration conf;
     private final Path path;
@@ -40,12 +40,14 @@ final class FileCursor<T> implements AutoCloseable {
     }
 
     /** The split with the position after the last emitted line. */
-    FileSplit split() {
+    @Override
+    public FileSplit split() {
         return new FileSplit(path.toString(), offset);
     }
 
     /** Whether the end of the file was reached and nothing was read since. */
-    boolean atEnd() {
+    @Override
+    public boolean atEnd() {
         return lengthAtEnd >= 0;
     }
 
@@ -57,7 +59,8 @@ final class FileCursor<T> implements AutoCloseable {
      * @throws IOException if the file cannot be read or a line is not in the format, naming the
      *     file and the line's byte offset
      */
-    int emit(ReaderOutput<T> output, int max, boolean emitUnterminatedLast) throws IOException {
+    @Override
+    public int emit(ReaderOutput<T> output, int max, boolean emitUnterminatedLast) throws IOException {
         if (stream == null) {
             open();
         }
@@ -83,7 +86,8 @@ final class FileCursor<T> implements AutoCloseable {
      * Whether the file grew past the length seen at its end. Asks the file system at most once per
      * {@code checkIntervalNanos}, because on a distributed file system every check is a remote call.
      */
-    boolean grew(long nowNanos, long checkIntervalNanos) throws IOException {
+    @Override
+    public boolean grew(long nowNanos, long checkIntervalNanos) throws IOException {
         if (nowNanos - lastEndCheckNanos < checkIntervalNanos) {
             return false;
         }

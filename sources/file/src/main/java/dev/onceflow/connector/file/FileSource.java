@@ -20,7 +20,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Newline-delimited files in a directory of any Hadoop-compatible file system, replayable by
- * byte offset: one split per file, whose position is the offset of the next unread line.
+ * byte offset: one split per file, whose position is the offset of the next unread line. Files of
+ * a format read whole ({@link WholeFileDecoding}, Parquet) are replayable by row: a split's position
+ * is the number of rows emitted from its file.
  *
  * <p><b>Bounded</b> (no discovery interval): the directory is listed once when the job first
  * starts, and the source ends when those files are read. <b>Continuous</b>: the directory is
@@ -39,12 +41,14 @@ public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileE
 
     private final String path;
     private final LineDecoding<T> format;
+    private final WholeFileDecoding<T> wholeFiles;
     private final Duration discoveryInterval;
     private final Configuration conf;
 
     private FileSource(Builder<T> builder) {
         this.path = builder.path;
         this.format = builder.format;
+        this.wholeFiles = builder.wholeFiles;
         this.discoveryInterval = builder.discoveryInterval;
         this.conf = new Configuration(builder.conf);
     }
@@ -60,6 +64,16 @@ public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileE
     /** A builder of a source of records decoded from lines as {@code decoding} says, for {@code path}. */
     public static <T> Builder<T> builder(String path, LineDecoding<T> decoding) {
         return new Builder<>(path, Objects.requireNonNull(decoding, "decoding"));
+    }
+
+    /**
+     * A builder of a source of records read from whole files as {@code decoding} says (Parquet), for
+     * {@code path}: a split's position is then the number of records emitted from its file.
+     */
+    public static <T> Builder<T> builder(String path, WholeFileDecoding<T> decoding) {
+        Builder<T> builder = new Builder<>(path, null);
+        builder.wholeFiles = Objects.requireNonNull(decoding, "decoding");
+        return builder;
     }
 
     @Override
@@ -85,7 +99,7 @@ public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileE
 
     @Override
     public SourceReader<T, FileSplit> createReader(SourceReaderContext context) {
-        return new FileSourceReader<>(context, new Configuration(conf), format, discoveryInterval);
+        return new FileSourceReader<>(context, new Configuration(conf), format, wholeFiles, discoveryInterval);
     }
 
     @Override
@@ -113,6 +127,7 @@ public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileE
 
         private final String path;
         private LineDecoding<T> format;
+        private WholeFileDecoding<T> wholeFiles;
         private Duration discoveryInterval;
         private Configuration conf;
 
@@ -127,6 +142,7 @@ public final class FileSource<T> implements ReplayableSource<T, FileSplit, FileE
         /** How lines become records, such as {@link FileFormat#LINES} for a source of events. */
         public Builder<T> format(LineDecoding<T> format) {
             this.format = Objects.requireNonNull(format, "format");
+            this.wholeFiles = null;
             return this;
         }
 

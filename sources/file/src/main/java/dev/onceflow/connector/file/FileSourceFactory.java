@@ -31,7 +31,7 @@ public final class FileSourceFactory implements SourceFactory {
     public static final Option<String> METADATA_FIELDS = Option.stringOption("metadata-fields")
             .validate(FileSourceFactory::validMetadata, "names among file, offset, separated by commas")
             .description("Fields added after the record's own, in this order, from its place: file (string, the "
-                    + "file's name), offset (long, the line's byte offset in it). Together they identify a record, "
+                    + "file's name), offset (long, the line's byte offset in it; for Parquet, the row's index). Together they identify a record, "
                     + "also on replay: with both and no primary-key declared, they are the rows' primary key. Not "
                     + "with the event format.");
 
@@ -47,8 +47,8 @@ public final class FileSourceFactory implements SourceFactory {
 
     @Override
     public String description() {
-        return "Reads newline-delimited files from a directory on any Hadoop-compatible file system, "
-                + "once or continuously, replayable by byte offset.";
+        return "Reads newline-delimited files (or whole Parquet files) from a directory on any Hadoop-compatible "
+                + "file system, once or continuously, replayable by byte offset (or row).";
     }
 
     @Override
@@ -90,16 +90,18 @@ public final class FileSourceFactory implements SourceFactory {
         }
         String owner = "source 'file'";
         Schema valueSchema = format.schema(context.declaredSchema(), owner);
-        LineDecoding<Row> lines;
+        FileSource.Builder<Row> source;
         Schema schema;
         try {
-            lines = LineDecoding.rows(format, valueSchema, metadata);
             schema = LineDecoding.schema(valueSchema, metadata);
+            // A whole-file format (Parquet) matches each file's columns to the schema when it opens the file.
+            source = format.writesWholeFiles()
+                    ? FileSource.builder(options.get(PATH), WholeFileDecoding.rows(format, valueSchema, metadata))
+                    : FileSource.builder(options.get(PATH), LineDecoding.rows(format, valueSchema, metadata));
         } catch (OptionException e) {
             throw new OptionException(owner + ": " + e.getMessage());
         }
-        return RowSource.ofRows(schema, FileSource.builder(options.get(PATH), lines)
-                .discoveryInterval(options.getOptional(DISCOVERY_INTERVAL)).build());
+        return RowSource.ofRows(schema, source.discoveryInterval(options.getOptional(DISCOVERY_INTERVAL)).build());
     }
 
     private static boolean validMetadata(String list) {

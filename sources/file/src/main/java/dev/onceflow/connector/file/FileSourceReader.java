@@ -11,7 +11,8 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Reads the files assigned to one subtask line by line, at most {@value #MAX_RECORDS_PER_POLL}
+ * Reads the files assigned to one subtask line by line (or, for a format such as Parquet, as whole
+ * files: {@link WholeFileCursor}), at most {@value #MAX_RECORDS_PER_POLL}
  * events per poll, and asks the enumerator for another file whenever it has nothing left to do.
  *
  * <p><b>Bounded</b>: files are read one after the other; a finished file is dropped (it is never
@@ -32,23 +33,27 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
     private final Configuration conf;
     private final LineDecoding<T> format;
     private final LineDecoding.Parser<T> parser;
+    private final WholeFileDecoding<T> wholeFiles;
     private final boolean continuous;
     private final long growthCheckNanos;
-    private final List<FileCursor<T>> cursors = new ArrayList<>();
+    private final List<SplitCursor<T>> cursors = new ArrayList<>();
     private boolean splitRequested;
     private boolean noMoreSplits;
     private int rotation;
 
     /**
+     * @param format how lines become records; {@code null} where files are read whole
+     * @param wholeFiles how files read whole become records; {@code null} for lines
      * @param growthCheckInterval how often a continuous reader checks a fully read file for growth;
      *     {@code null} for a bounded reader
      */
     FileSourceReader(SourceReaderContext context, Configuration conf, LineDecoding<T> format,
-            Duration growthCheckInterval) {
+            WholeFileDecoding<T> wholeFiles, Duration growthCheckInterval) {
         this.context = context;
         this.conf = conf;
         this.format = format;
-        this.parser = format.newParser();
+        this.parser = format == null ? null : format.newParser();
+        this.wholeFiles = wholeFiles;
         this.continuous = growthCheckInterval != null;
         this.growthCheckNanos = continuous ? growthCheckInterval.toNanos() : 0;
     }
@@ -66,7 +71,7 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
     private InputStatus pollBounded(ReaderOutput<T> output) throws IOException {
         int budget = MAX_RECORDS_PER_POLL;
         while (budget > 0 && !cursors.isEmpty()) {
-            FileCursor cursor = cursors.get(0);
+            SplitCursor<T> cursor = cursors.get(0);
             budget -= cursor.emit(output, budget, true);
             if (cursor.atEnd()) {
                 cursors.remove(0);
@@ -90,13 +95,13 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
         int count = cursors.size();
         int start = count == 0 ? 0 : Math.floorMod(rotation++, count);
         for (int i = 0; i < count && budget > 0; i++) {
-            FileCursor cursor = cursors.get((start + i) % count);
+            SplitCursor<T> cursor = cursors.get((start + i) % count);
             if (cursor.atEnd() && !cursor.grew(now, growthCheckNanos)) {
                 continue;
             }
             budget -= cursor.emit(output, budget, false);
         }
-        if (cursors.stream().allMatch(FileCursor::atEnd)) {
+        if (cursors.stream().allMatch(SplitCursor::atEnd)) {
             requestSplitIfIdle();
             return InputStatus.NOTHING_AVAILABLE;
         }
@@ -105,7 +110,7 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
 
     /** Asks for one more file when every owned file is done, once until an answer arrives. */
     private void requestSplitIfIdle() {
-        if (!splitRequested && !noMoreSplits && cursors.stream().allMatch(FileCursor::atEnd)) {
+        if (!splitRequested && !noMoreSplits && cursors.stream().allMatch(SplitCursor::atEnd)) {
             splitRequested = true;
             context.sendSplitRequest();
         }
@@ -113,14 +118,15 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
 
     @Override
     public List<FileSplit> snapshotState(long checkpointId) {
-        return cursors.stream().map(FileCursor::split).toList();
+        return cursors.stream().map(SplitCursor::split).toList();
     }
 
     @Override
     public void addSplits(List<FileSplit> splits) {
         splitRequested = false;
         for (FileSplit split : splits) {
-            cursors.add(new FileCursor<>(split, format, parser, conf));
+            cursors.add(wholeFiles != null ? new WholeFileCursor<>(split, wholeFiles, conf)
+                    : new FileCursor<>(split, format, parser, conf));
         }
     }
 
@@ -132,7 +138,7 @@ final class FileSourceReader<T> implements SourceReader<T, FileSplit> {
     @Override
     public void close() throws IOException {
         IOException failure = null;
-        for (FileCursor cursor : cursors) {
+        for (SplitCursor<T> cursor : cursors) {
             try {
                 cursor.close();
             } catch (IOException e) {
