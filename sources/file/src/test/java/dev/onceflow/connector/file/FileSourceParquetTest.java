@@ -13,7 +13,6 @@ import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.SourceReader;
-import dev.onceflow.spi.source.SourceReaderContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -119,33 +118,10 @@ class FileSourceParquetTest {
     }
 
     private List<Row> readToEnd(WholeFileDecoding<Row> decoding, FileSplit split) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        try (SourceReader<Row, FileSplit> reader = reader(decoding)) {
-            reader.addSplits(List.of(split));
-            reader.notifyNoMoreSplits();
-            for (int polls = 0; reader.pollNext(rows::add) != InputStatus.END_OF_INPUT; polls++) {
-                assertThat(polls).isLessThan(1_000);
-            }
-        }
-        return rows;
+        return SingleReader.readToEnd(FileSource.builder(dir.toString(), decoding).build(), split);
     }
 
     private SourceReader<Row, FileSplit> reader(WholeFileDecoding<Row> decoding) {
-        return FileSource.builder(dir.toString(), decoding).build().createReader(new SourceReaderContext() {
-            @Override
-            public int subtaskIndex() {
-                return 0;
-            }
-
-            @Override
-            public int parallelism() {
-                return 1;
-            }
-
-            @Override
-            public void sendSplitRequest() {
-                // splits are added by the test
-            }
-        });
+        return SingleReader.open(FileSource.builder(dir.toString(), decoding).build());
     }
 }

@@ -13,9 +13,7 @@ import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
-import dev.onceflow.spi.source.InputStatus;
 import dev.onceflow.spi.source.SourceReader;
-import dev.onceflow.spi.source.SourceReaderContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,34 +44,11 @@ class FileSourceRowsTest {
     }
 
     private List<Row> read(LineDecoding<Row> lines, FileSplit split) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        try (SourceReader<Row, FileSplit> reader = reader(lines)) {
-            reader.addSplits(List.of(split));
-            reader.notifyNoMoreSplits();
-            for (int polls = 0; reader.pollNext(rows::add) != InputStatus.END_OF_INPUT; polls++) {
-                assertThat(polls).isLessThan(1_000);
-            }
-        }
-        return rows;
+        return SingleReader.readToEnd(FileSource.builder(dir.toString(), lines).build(), split);
     }
 
     private SourceReader<Row, FileSplit> reader(LineDecoding<Row> lines) {
-        return FileSource.builder(dir.toString(), lines).build().createReader(new SourceReaderContext() {
-            @Override
-            public int subtaskIndex() {
-                return 0;
-            }
-
-            @Override
-            public int parallelism() {
-                return 1;
-            }
-
-            @Override
-            public void sendSplitRequest() {
-                // splits are added by the test
-            }
-        });
+        return SingleReader.open(FileSource.builder(dir.toString(), lines).build());
     }
 
     @Test
