@@ -48,12 +48,17 @@ public final class OnceflowCli {
     /** Exit status for bad input: job file, options, paths. */
     static final int BAD_INPUT = 2;
 
-    private static final Logger LOG = LoggerFactory.getLogger(OnceflowCli.class);
-
-    public static void main(String[] args) {
+    static {
+        // Before the first logger below: logback reads its configuration when the first one is
+        // made, and without this one it logs everything, DEBUG included, to standard output.
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "onceflow-logback.xml");
         }
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(OnceflowCli.class);
+
+    public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }
 
