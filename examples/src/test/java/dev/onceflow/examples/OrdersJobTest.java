@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceflow.conformance.CommittedFiles;
 import dev.onceflow.conformance.JobProcess;
 import dev.onceflow.runtime.fault.FaultPoints;
 import java.io.IOException;
@@ -32,27 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 class OrdersJobTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path EXAMPLE = Path.of("orders.yaml");
-    private static final Path DATA = Path.of("data", "orders");
 
     @TempDir
     Path dir;
 
     /** The example and its data laid out as in the repository, so its relative paths hold. */
     private Path layOut(String extraSteps) throws IOException {
-        Path data = Files.createDirectories(dir.resolve("examples").resolve("data").resolve("orders"));
-        try (Stream<Path> files = Files.list(DATA)) {
-            for (Path file : files.toList()) {
-                Files.copy(file, data.resolve(file.getFileName()));
-            }
-        }
-        String yaml = Files.readString(EXAMPLE);
-        if (!extraSteps.isEmpty()) {
-            yaml = yaml.replace("steps:\n", "steps:\n" + extraSteps);
-        }
-        Path job = dir.resolve("orders.yaml");
-        Files.writeString(job, yaml);
-        return job;
+        return ShippedExample.layOut(dir, "orders.yaml", extraSteps);
     }
 
     @Test
@@ -156,16 +143,6 @@ class OrdersJobTest {
     }
 
     private List<String> committedLines() throws IOException {
-        Path output = dir.resolve("onceflow-data/orders/output");
-        List<String> lines = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return lines;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
-                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
-            }
-        }
-        return lines;
+        return CommittedFiles.lines(dir.resolve("onceflow-data/orders/output"));
     }
 }
