@@ -196,7 +196,7 @@ final class AvroSchemas {
             String path = parentPath.isEmpty() ? field.name() : parentPath + "." + field.name();
             org.apache.avro.Schema.Field held = file.getField(field.name());
             if (held == null) {
-                throw new Unmappable(path, "is not in the file, whose fields are " + file.getFields().stream()
+                throw new Unmappable(path, "not in the file, whose fields are " + file.getFields().stream()
                         .map(org.apache.avro.Schema.Field::name).toList());
             }
             fields.add(new org.apache.avro.Schema.Field(field.name(), project(held.schema(), field.type(), path)));

@@ -150,7 +150,7 @@ class AvroFileFormatTest {
         Schema declared = Schema.of(Field.of("sku", DataType.STRING), Field.of("price", DataType.DOUBLE));
 
         assertThatThrownBy(() -> readAll(file, declared)).isInstanceOf(MalformedRecordException.class)
-                .hasMessage("field 'price': is not in the file, whose fields are [sku, qty]");
+                .hasMessage("field 'price': not in the file, whose fields are [sku, qty]");
     }
 
     @Test
