@@ -10,7 +10,6 @@ import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.RowEncoder;
-import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
 import java.io.IOException;
@@ -18,7 +17,6 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,13 +66,7 @@ abstract class WholeFileSinkJobCrashTest {
         JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
         assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
 
-        Map<Long, Row> byId = new HashMap<>();
-        for (Row row : committed(output)) {
-            Long id = (Long) row.get("id");
-            assertThat(byId.put(id, row)).as("row %d twice", id).isNull();
-        }
-        assertThat(byId.keySet()).as("every row once").isEqualTo(input.keySet());
-        input.forEach((id, row) -> assertThat(byId.get(id)).as("row %d", id).isEqualTo(row));
+        CrashTestRows.assertEachOnce(input, committed(output));
         assertThat(hiddenFiles(output)).as("nothing left in progress").isEmpty();
     }
 
@@ -87,11 +79,7 @@ abstract class WholeFileSinkJobCrashTest {
         try (OutputStream even = Files.newOutputStream(directory.resolve("even.json"));
                 OutputStream odd = Files.newOutputStream(directory.resolve("odd.json"))) {
             for (long id = 0; id < ROWS; id++) {
-                Row row = switch ((int) (id % 3)) {
-                    case 0 -> TestRows.full(id);
-                    case 1 -> TestRows.nulls(id);
-                    default -> TestRows.extremes(id);
-                };
+                Row row = CrashTestRows.row(id);
                 rows.put(id, row);
                 OutputStream out = id % 2 == 0 ? even : odd;
                 out.write(encoder.encode(row));
@@ -102,10 +90,7 @@ abstract class WholeFileSinkJobCrashTest {
     }
 
     private Path writeJob(Path file, Path input, Path output) throws IOException {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Field field : SCHEMA.fields()) {
-            fields.put(field.name(), field.type().toString());
-        }
+        Map<String, Object> fields = CrashTestRows.jobFields(SCHEMA);
         Map<String, Object> job = new LinkedHashMap<>();
         job.put("name", "whole-file-rows");
         job.put("parallelism", 2);

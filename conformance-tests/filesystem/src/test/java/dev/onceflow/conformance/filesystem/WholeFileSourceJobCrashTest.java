@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,13 +75,7 @@ abstract class WholeFileSourceJobCrashTest {
         JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
         assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
 
-        Map<Long, Row> byId = new HashMap<>();
-        for (Row row : committed(output)) {
-            Long id = (Long) row.get("id");
-            assertThat(byId.put(id, row)).as("row %d twice", id).isNull();
-        }
-        assertThat(byId.keySet()).as("every row once").isEqualTo(input.keySet());
-        input.forEach((id, row) -> assertThat(byId.get(id)).as("row %d", id).isEqualTo(row));
+        CrashTestRows.assertEachOnce(input, committed(output));
     }
 
     @Test
@@ -113,11 +106,7 @@ abstract class WholeFileSourceJobCrashTest {
             RowFileWriter evenRows = format.createFileWriter(SCHEMA, options, even);
             RowFileWriter oddRows = format.createFileWriter(SCHEMA, options, odd);
             for (long id = 0; id < ROWS; id++) {
-                Row row = switch ((int) (id % 3)) {
-                    case 0 -> TestRows.full(id);
-                    case 1 -> TestRows.nulls(id);
-                    default -> TestRows.extremes(id);
-                };
+                Row row = CrashTestRows.row(id);
                 rows.put(id, row);
                 (id % 2 == 0 ? evenRows : oddRows).write(row);
             }
@@ -128,10 +117,7 @@ abstract class WholeFileSourceJobCrashTest {
     }
 
     private Path writeJob(Path file, Path input, Path output, Schema schema) throws IOException {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Field field : schema.fields()) {
-            fields.put(field.name(), field.type().toString());
-        }
+        Map<String, Object> fields = CrashTestRows.jobFields(schema);
         Map<String, Object> job = new LinkedHashMap<>();
         job.put("name", "whole-file-source");
         job.put("parallelism", 2);
