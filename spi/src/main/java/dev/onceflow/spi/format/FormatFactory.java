@@ -104,11 +104,14 @@ public interface FormatFactory {
     RowEncoder createEncoder(Schema schema, OptionValues options);
 
     /**
-     * Whether this format writes whole files only (Parquet: a file ends with a footer), rather than
-     * one record per message or line (FMT-5). A whole-file format gives no record-at-a-time
-     * decoder or encoder: its {@link #createDecoder} and {@link #createEncoder} throw an
-     * {@link dev.onceflow.spi.factory.OptionException} naming the format, so every connector that
-     * needs records refuses it before the job runs. False by default.
+     * Whether files of this format are written and read whole (Parquet: a file ends with a footer;
+     * Avro: an object container file, whose blocks cannot be cut back to a record), rather than as
+     * one record per line (FMT-5). File connectors then use only {@link #createFileWriter} and
+     * {@link #createFileReader}. A whole-file format without an encoding of a single record
+     * (Parquet) gives no decoder or encoder: its {@link #createDecoder} and {@link #createEncoder}
+     * throw an {@link dev.onceflow.spi.factory.OptionException} naming the format, so every
+     * connector that needs records refuses it before the job runs; one with such an encoding
+     * (Avro's single datum) keeps them for connectors of records, such as Kafka's. False by default.
      */
     default boolean writesWholeFiles() {
         return false;

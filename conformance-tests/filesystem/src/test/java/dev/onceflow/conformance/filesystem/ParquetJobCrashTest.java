@@ -1,140 +1,28 @@
 package dev.onceflow.conformance.filesystem;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.onceflow.conformance.JobProcess;
-import dev.onceflow.conformance.format.TestRows;
-import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.parquet.ParquetFiles;
-import dev.onceflow.runtime.fault.FaultPoints;
-import dev.onceflow.spi.factory.OptionValues;
-import dev.onceflow.spi.format.RowEncoder;
-import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
 import dev.onceflow.spi.row.Schema;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-/**
- * A job file writing rows of every type as Parquet, crashed between a pre-commit and its commit
- * and resumed: read back with Parquet's own reader, every input row is in the committed files
- * exactly once, equal to the row that was read, value for value (nulls, unicode, 38-digit decimals,
- * timestamps to the microsecond, nested rows, arrays and maps).
- */
-@Timeout(300)
-class ParquetJobCrashTest {
+/** {@link WholeFileSinkJobCrashTest} on Parquet files (zstd), read back with Parquet's own reader. */
+class ParquetJobCrashTest extends WholeFileSinkJobCrashTest {
 
-    private static final Schema SCHEMA = TestRows.EVERY_TYPE;
-    private static final int ROWS = 3_000;
-
-    @TempDir
-    Path dir;
-
-    @Test
-    void aCrashBetweenPreCommitAndCommitAndAResumeGiveEachRowOnceWithItsValues() throws Exception {
-        Map<Long, Row> input = writeInput(dir.resolve("input"));
-        Path output = dir.resolve("output");
-        Path job = writeJob(dir.resolve("job.yaml"), dir.resolve("input"), output);
-
-        JobProcess crashed = JobProcess.start(job, "latest",
-                JobProcess.Faults.haltAt(FaultPoints.SINK_AFTER_PRECOMMIT + "@3"), dir.resolve("crash.log"));
-        assertThat(crashed.await(3)).as("halted between a pre-commit and its commit; log:\n%s", crashed.tail())
-                .isEqualTo(FaultPoints.HALT_EXIT_CODE);
-        assertThat(committed(output)).as("the crash came mid-run").hasSizeLessThan(ROWS);
-        assertThat(hiddenFiles(output)).as("a finished, pre-committed file waits for its commit").isNotEmpty();
-
-        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
-        assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
-
-        Map<Long, Row> byId = new HashMap<>();
-        for (Row row : committed(output)) {
-            Long id = (Long) row.get("id");
-            assertThat(byId.put(id, row)).as("row %d twice", id).isNull();
-        }
-        assertThat(byId.keySet()).as("every row once").isEqualTo(input.keySet());
-        input.forEach((id, row) -> assertThat(byId.get(id)).as("row %d", id).isEqualTo(row));
-        assertThat(hiddenFiles(output)).as("nothing left in progress").isEmpty();
+    @Override
+    Map<String, Object> sinkFormat() {
+        return Map.of("type", "parquet", "options", Map.of("compression", "zstd"));
     }
 
-    /** The rows as JSON lines in two files, so that both subtasks write. */
-    private static Map<Long, Row> writeInput(Path directory) throws IOException {
-        Files.createDirectories(directory);
-        JsonFormatFactory json = new JsonFormatFactory();
-        RowEncoder encoder = json.createEncoder(SCHEMA, OptionValues.validate("format 'json'", Map.of(), json.options()));
-        Map<Long, Row> rows = new LinkedHashMap<>();
-        try (OutputStream even = Files.newOutputStream(directory.resolve("even.json"));
-                OutputStream odd = Files.newOutputStream(directory.resolve("odd.json"))) {
-            for (long id = 0; id < ROWS; id++) {
-                Row row = switch ((int) (id % 3)) {
-                    case 0 -> TestRows.full(id);
-                    case 1 -> TestRows.nulls(id);
-                    default -> TestRows.extremes(id);
-                };
-                rows.put(id, row);
-                OutputStream out = id % 2 == 0 ? even : odd;
-                out.write(encoder.encode(row));
-                out.write('\n');
-            }
-        }
-        return rows;
+    @Override
+    String extension() {
+        return ".parquet";
     }
 
-    private static Path writeJob(Path file, Path input, Path output) throws IOException {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Field field : SCHEMA.fields()) {
-            fields.put(field.name(), field.type().toString());
-        }
-        Map<String, Object> job = new LinkedHashMap<>();
-        job.put("name", "parquet-rows");
-        job.put("parallelism", 2);
-        job.put("source", Map.of("type", "file", "uid", "source", "options", Map.of("path", input.toString()),
-                "format", "json", "schema", Map.of("fields", fields, "primary-key", List.of("id"))));
-        // Slow enough that the crash at the third pre-commit comes with most rows still to read.
-        job.put("steps", List.of(Map.of("type", "throttle", "uid", "throttle",
-                "options", Map.of("rows-per-second", 1_000))));
-        job.put("sink", Map.of("type", "filesystem", "uid", "sink", "options", Map.of("path", output.toString()),
-                "format", Map.of("type", "parquet", "options", Map.of("compression", "zstd"))));
-        job.put("checkpoints", Map.of("interval", "200ms", "mode", "exactly-once",
-                "dir", file.resolveSibling("checkpoints").toString()));
-        new ObjectMapper(new YAMLFactory()).writeValue(file.toFile(), job);
-        return file;
-    }
-
-    /** Every row of every visible part file, read with Parquet's reader. */
-    private static List<Row> committed(Path output) throws IOException {
-        List<Row> rows = new ArrayList<>();
-        for (Path file : files(output)) {
-            if (!file.getFileName().toString().startsWith(".")) {
-                assertThat(file.getFileName().toString()).endsWith(".parquet");
-                rows.addAll(ParquetFiles.read(file, SCHEMA));
-            }
-        }
-        return rows;
-    }
-
-    private static List<Path> hiddenFiles(Path output) throws IOException {
-        return files(output).stream().filter(f -> f.getFileName().toString().startsWith(".")).toList();
-    }
-
-    private static List<Path> files(Path output) throws IOException {
-        if (!Files.isDirectory(output)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            return files.sorted().toList();
-        }
+    @Override
+    List<Row> read(Path file, Schema schema) throws IOException {
+        return ParquetFiles.read(file, schema);
     }
 }

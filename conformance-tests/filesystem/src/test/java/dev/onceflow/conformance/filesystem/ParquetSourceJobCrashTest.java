@@ -1,157 +1,24 @@
 package dev.onceflow.conformance.filesystem;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.onceflow.conformance.JobProcess;
-import dev.onceflow.conformance.format.TestRows;
-import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.parquet.ParquetFormatFactory;
-import dev.onceflow.runtime.fault.FaultPoints;
-import dev.onceflow.spi.factory.OptionValues;
-import dev.onceflow.spi.format.RowDecoder;
-import dev.onceflow.spi.format.RowFileWriter;
-import dev.onceflow.spi.row.DataType;
-import dev.onceflow.spi.row.Field;
-import dev.onceflow.spi.row.Row;
-import dev.onceflow.spi.row.Schema;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
+import dev.onceflow.spi.format.FormatFactory;
 import java.util.Map;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-/**
- * A job file reading Parquet files with the file source (files written by the Parquet format's
- * writer, as the filesystem sink writes them) into JSON files, crashed mid-read and resumed: every
- * row of the input is in the output exactly once, equal value for value to the row written (nulls,
- * unicode, 38-digit decimals, timestamps to the microsecond, nested rows, arrays and maps). A file
- * that lacks a declared field fails the job with one line naming the file and the field.
- */
-@Timeout(300)
-class ParquetSourceJobCrashTest {
+/** {@link WholeFileSourceJobCrashTest} on Parquet files of several row groups. */
+class ParquetSourceJobCrashTest extends WholeFileSourceJobCrashTest {
 
-    private static final Schema SCHEMA = TestRows.EVERY_TYPE;
-    private static final int ROWS = 3_000;
-
-    @TempDir
-    Path dir;
-
-    @Test
-    void aCrashMidReadAndAResumeGiveEachParquetRowOnceWithItsValues() throws Exception {
-        Map<Long, Row> input = writeInput(dir.resolve("input"));
-        Path output = dir.resolve("output");
-        Path job = writeJob(dir.resolve("job.yaml"), dir.resolve("input"), output, SCHEMA);
-
-        JobProcess crashed = JobProcess.start(job, "latest",
-                JobProcess.Faults.haltAt(FaultPoints.SOURCE_BEFORE_BARRIER + "@4"), dir.resolve("crash.log"));
-        assertThat(crashed.await(3)).as("halted at a barrier mid-read; log:\n%s", crashed.tail())
-                .isEqualTo(FaultPoints.HALT_EXIT_CODE);
-        assertThat(committed(output)).as("the crash came mid-run").hasSizeLessThan(ROWS);
-
-        JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
-        assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
-
-        Map<Long, Row> byId = new HashMap<>();
-        for (Row row : committed(output)) {
-            Long id = (Long) row.get("id");
-            assertThat(byId.put(id, row)).as("row %d twice", id).isNull();
-        }
-        assertThat(byId.keySet()).as("every row once").isEqualTo(input.keySet());
-        input.forEach((id, row) -> assertThat(byId.get(id)).as("row %d", id).isEqualTo(row));
+    @Override
+    FormatFactory format() {
+        return new ParquetFormatFactory();
     }
 
-    @Test
-    void aFileWithoutADeclaredFieldFailsTheJobNamingTheFileAndTheField() throws Exception {
-        writeInput(dir.resolve("input"));
-        Schema declared = Schema.of(List.of(Field.of("id", DataType.LONG), Field.of("price", DataType.DOUBLE)),
-                List.of("id"));
-        Path job = writeJob(dir.resolve("job.yaml"), dir.resolve("input"), dir.resolve("output"), declared);
-
-        JobProcess failed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("fail.log"));
-        int exit = failed.await(3);
-
-        assertThat(exit).as("log:\n%s", failed.tail()).isNotZero().isNotEqualTo(FaultPoints.HALT_EXIT_CODE);
-        assertThat(Files.readString(dir.resolve("fail.log"))).containsPattern("cannot read parquet file \\S*/input/"
-                + "(even|odd)\\.parquet: field 'price' is not in the file, whose columns are \\[id, flag, ");
+    @Override
+    Map<String, String> writerOptions() {
+        return Map.of("row-group-size", "65536");
     }
 
-    /** The rows in two Parquet files, written by the format's writer, so that both subtasks read. */
-    private static Map<Long, Row> writeInput(Path directory) throws IOException {
-        Files.createDirectories(directory);
-        ParquetFormatFactory parquet = new ParquetFormatFactory();
-        OptionValues options = OptionValues.validate("format 'parquet'", Map.of("row-group-size", "65536"),
-                parquet.options());
-        Map<Long, Row> rows = new LinkedHashMap<>();
-        try (OutputStream even = Files.newOutputStream(directory.resolve("even.parquet"));
-                OutputStream odd = Files.newOutputStream(directory.resolve("odd.parquet"))) {
-            RowFileWriter evenRows = parquet.createFileWriter(SCHEMA, options, even);
-            RowFileWriter oddRows = parquet.createFileWriter(SCHEMA, options, odd);
-            for (long id = 0; id < ROWS; id++) {
-                Row row = switch ((int) (id % 3)) {
-                    case 0 -> TestRows.full(id);
-                    case 1 -> TestRows.nulls(id);
-                    default -> TestRows.extremes(id);
-                };
-                rows.put(id, row);
-                (id % 2 == 0 ? evenRows : oddRows).write(row);
-            }
-            evenRows.finish();
-            oddRows.finish();
-        }
-        return rows;
-    }
-
-    private static Path writeJob(Path file, Path input, Path output, Schema schema) throws IOException {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Field field : schema.fields()) {
-            fields.put(field.name(), field.type().toString());
-        }
-        Map<String, Object> job = new LinkedHashMap<>();
-        job.put("name", "parquet-source");
-        job.put("parallelism", 2);
-        job.put("source", Map.of("type", "file", "uid", "source", "options", Map.of("path", input.toString()),
-                "format", "parquet", "schema", Map.of("fields", fields, "primary-key", List.of("id"))));
-        // Slow enough that the crash at the fourth barrier comes with most rows still to read.
-        job.put("steps", List.of(Map.of("type", "throttle", "uid", "throttle",
-                "options", Map.of("rows-per-second", 1_000))));
-        job.put("sink", Map.of("type", "filesystem", "uid", "sink", "options", Map.of("path", output.toString()),
-                "format", "json"));
-        job.put("checkpoints", Map.of("interval", "200ms", "mode", "exactly-once",
-                "dir", file.resolveSibling("checkpoints").toString()));
-        new ObjectMapper(new YAMLFactory()).writeValue(file.toFile(), job);
-        return file;
-    }
-
-    /** Every row of every visible part file, decoded by the JSON format. */
-    private static List<Row> committed(Path output) throws IOException {
-        JsonFormatFactory json = new JsonFormatFactory();
-        RowDecoder decoder = json.createDecoder(SCHEMA, OptionValues.validate("format 'json'", Map.of(), json.options()));
-        List<Row> rows = new ArrayList<>();
-        if (!Files.isDirectory(output)) {
-            return rows;
-        }
-        try (Stream<Path> files = Files.list(output)) {
-            for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
-                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                    try {
-                        rows.add(decoder.decode(line.getBytes(StandardCharsets.UTF_8)));
-                    } catch (Exception e) {
-                        throw new AssertionError("not a JSON row in " + file + ": " + line, e);
-                    }
-                }
-            }
-        }
-        return rows;
+    @Override
+    String missingPriceField() {
+        return "field 'price' is not in the file, whose columns are \\[id, flag, ";
     }
 }

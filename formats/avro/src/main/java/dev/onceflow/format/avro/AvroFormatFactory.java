@@ -4,11 +4,16 @@ import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.FormatFactory;
+import dev.onceflow.spi.format.MalformedRecordException;
+import dev.onceflow.spi.format.RandomAccessInput;
 import dev.onceflow.spi.format.RowDecoder;
 import dev.onceflow.spi.format.RowEncoder;
+import dev.onceflow.spi.format.RowFileReader;
+import dev.onceflow.spi.format.RowFileWriter;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Schema;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
@@ -19,7 +24,8 @@ import org.apache.avro.SchemaParseException;
 
 /**
  * The {@code avro} format: each record is the Avro binary encoding of one row (one datum, no
- * container file), optionally behind Confluent's five-byte header. The Avro schema comes from a
+ * container file), optionally behind Confluent's five-byte header; and in files, an Avro object
+ * container file of rows, written whole (FMT-5) and read whole (FMT-7). The Avro schema comes from a
  * schema file, which then fixes the row's fields, or is derived from the job file's schema.
  */
 public final class AvroFormatFactory implements FormatFactory {
@@ -48,6 +54,12 @@ public final class AvroFormatFactory implements FormatFactory {
             .description("With wire-format confluent (and only then, where it is required): the schema id written "
                     + "into each record, and the one each record read must carry. No registry is asked.");
 
+    public static final Option<AvroCodec> CODEC = Option.enumOption("codec", AvroCodec.class)
+            .defaultValue(AvroCodec.SNAPPY)
+            .description("Files only: the codec of the blocks of each Avro container file the filesystem sink writes, "
+                    + "null (none), deflate or snappy. Files read name their own codec; single records are never "
+                    + "compressed.");
+
     @Override
     public String identifier() {
         return "avro";
@@ -55,13 +67,13 @@ public final class AvroFormatFactory implements FormatFactory {
 
     @Override
     public String description() {
-        return "The Avro binary of one row per record, plain or in Confluent's wire format; the Avro schema from a "
-                + "schema file or derived from the job file's schema.";
+        return "The Avro binary of one row per record, plain or in Confluent's wire format, or Avro container files "
+                + "of rows; the Avro schema from a schema file or derived from the job file's schema.";
     }
 
     @Override
     public List<Option<?>> options() {
-        return List.of(SCHEMA_FILE, WIRE_FORMAT, SCHEMA_ID);
+        return List.of(SCHEMA_FILE, WIRE_FORMAT, SCHEMA_ID, CODEC);
     }
 
     /** With a schema file, its record's fields; the wire format's options are checked here too, before the job runs. */
@@ -79,6 +91,37 @@ public final class AvroFormatFactory implements FormatFactory {
     @Override
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
         return new AvroRowEncoder(schema, avroSchema(schema, options), header(options));
+    }
+
+    /**
+     * Files are Avro object container files: the filesystem sink writes one per subtask and
+     * checkpoint, and the file source reads them whole. Records (Kafka) stay single datums.
+     */
+    @Override
+    public boolean writesWholeFiles() {
+        return true;
+    }
+
+    @Override
+    public RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
+        refuseHeaderInFiles(options);
+        return new AvroRowFileWriter(schema, avroSchema(schema, options), options.get(CODEC), out);
+    }
+
+    /** The file's own schema is matched by name to {@code schema}; a schema file plays no part in reading. */
+    @Override
+    public RowFileReader createFileReader(Schema schema, OptionValues options, RandomAccessInput input)
+            throws MalformedRecordException, IOException {
+        refuseHeaderInFiles(options);
+        return AvroRowFileReader.open(schema, input);
+    }
+
+    /** A container file holds its schema in its header: Confluent's per-record header has no place in it. */
+    private static void refuseHeaderInFiles(OptionValues options) {
+        if (header(options).length > 0) {
+            throw new OptionException(OWNER + ": wire-format confluent is for records (Kafka); files are Avro "
+                    + "container files, which hold their schema: remove options 'wire-format' and 'schema-id'");
+        }
     }
 
     /**

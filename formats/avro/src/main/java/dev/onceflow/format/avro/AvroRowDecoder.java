@@ -56,7 +56,28 @@ final class AvroRowDecoder implements RowDecoder {
     AvroRowDecoder(Schema schema, org.apache.avro.Schema avro, byte[] header) {
         this.schema = schema;
         this.header = header.clone();
-        this.reader = new StrictReader(avro);
+        this.reader = new StrictReader(avro, avro);
+    }
+
+    /**
+     * Avro's reader with this decoder's checks, for the records of a container file: the file's
+     * reader gives it the writer's schema, and the caller then sets the schema to resolve it to.
+     */
+    static GenericDatumReader<Object> fileDatumReader() {
+        return new StrictReader(null, null);
+    }
+
+    /**
+     * The row of a record that Avro read in the {@code avro} schema this decoder was made with.
+     *
+     * @throws MalformedRecordException naming the field whose value does not fit
+     */
+    Row row(Object datum) throws MalformedRecordException {
+        try {
+            return row(schema, (GenericRecord) datum);
+        } catch (BadField e) {
+            throw new MalformedRecordException(e.describe());
+        }
     }
 
     @Override
@@ -239,8 +260,8 @@ final class AvroRowDecoder implements RowDecoder {
      */
     private static final class StrictReader extends GenericDatumReader<Object> {
 
-        StrictReader(org.apache.avro.Schema avro) {
-                super(avro, avro, new RawGenericData());
+        StrictReader(org.apache.avro.Schema writer, org.apache.avro.Schema reader) {
+            super(writer, reader, new RawGenericData());
         }
 
         @Override
@@ -280,7 +301,7 @@ final class AvroRowDecoder implements RowDecoder {
      * A value that does not fit, with the path to it built while the exception unwinds. Unchecked so
      * that it passes through Avro's reader.
      */
-    private static final class BadField extends RuntimeException {
+    static final class BadField extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private String path;
 

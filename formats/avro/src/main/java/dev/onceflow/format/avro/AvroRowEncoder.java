@@ -62,7 +62,13 @@ final class AvroRowEncoder implements RowEncoder {
         return out.toByteArray();
     }
 
-    private static GenericData.Record record(Schema rowSchema, org.apache.avro.Schema recordSchema, Row row,
+    /**
+     * {@code row} as Avro's generic record of {@code recordSchema}, whose fields are {@code rowSchema}'s
+     * in order: what the container file writer appends, too.
+     *
+     * @throws IllegalArgumentException with one line naming the field, for a value the Avro type cannot hold
+     */
+    static GenericData.Record record(Schema rowSchema, org.apache.avro.Schema recordSchema, Row row,
             String parentPath) {
         GenericData.Record record = new GenericData.Record(recordSchema);
         List<org.apache.avro.Schema.Field> fields = recordSchema.getFields();

@@ -173,6 +173,80 @@ final class AvroSchemas {
         return type.notNull();
     }
 
+    /**
+     * The schema to resolve a container file's records to, for rows of {@code rows}: the file's
+     * record with only the fields {@code rows} names, matched by name and in {@code rows}' order, each
+     * of the file's own type. Keeping the file's types (its units, a {@code fixed} decimal, an enum)
+     * means Avro's resolution only drops and reorders fields; the decoder reads the units the file
+     * holds. Nested records are matched by name in the same way.
+     *
+     * @throws Unmappable naming the first field the file does not hold, holds as a type that maps to
+     *     another row type, or may hold null where the field is not null
+     */
+    static org.apache.avro.Schema projection(org.apache.avro.Schema file, Schema rows) {
+        if (file.getType() != org.apache.avro.Schema.Type.RECORD) {
+            throw new IllegalArgumentException("the file's schema is " + describe(file) + ", not a record");
+        }
+        return projectRecord(file, rows, "");
+    }
+
+    private static org.apache.avro.Schema projectRecord(org.apache.avro.Schema file, Schema rows, String parentPath) {
+        List<org.apache.avro.Schema.Field> fields = new ArrayList<>(rows.size());
+        for (Field field : rows.fields()) {
+            String path = parentPath.isEmpty() ? field.name() : parentPath + "." + field.name();
+            org.apache.avro.Schema.Field held = file.getField(field.name());
+            if (held == null) {
+                throw new Unmappable(path, "not in the file, whose fields are " + file.getFields().stream()
+                        .map(org.apache.avro.Schema.Field::name).toList());
+            }
+            fields.add(new org.apache.avro.Schema.Field(field.name(), project(held.schema(), field.type(), path)));
+        }
+        return org.apache.avro.Schema.createRecord(file.getName(), file.getDoc(), file.getNamespace(), file.isError(),
+                fields);
+    }
+
+    private static org.apache.avro.Schema project(org.apache.avro.Schema file, DataType type, String path) {
+        if (file.getType() == org.apache.avro.Schema.Type.UNION) {
+            List<org.apache.avro.Schema> branches = file.getTypes();
+            boolean mayBeNull = branches.stream().anyMatch(t -> t.getType() == org.apache.avro.Schema.Type.NULL);
+            if (mayBeNull && !type.nullable()) {
+                throw new Unmappable(path, "the file holds " + branches.stream().map(AvroSchemas::describe)
+                        .collect(Collectors.joining(" or ")) + ", which may be null, and the field is not null");
+            }
+            rowType(file, path, new HashSet<>()); // refuses a union of two types that are not null
+            org.apache.avro.Schema held = nonNull(file);
+            org.apache.avro.Schema projected = project(held, type.withNullable(false), path);
+            return org.apache.avro.Schema.createUnion(branches.stream().map(t -> t == held ? projected : t).toList());
+        }
+        String mismatch = "the file holds " + describe(file) + ", which is not " + type.withNullable(true);
+        return switch (type.kind()) {
+            case ROW -> {
+                if (file.getType() != org.apache.avro.Schema.Type.RECORD) {
+                    throw new Unmappable(path, mismatch);
+                }
+                yield projectRecord(file, type.schema(), path);
+            }
+            case ARRAY -> {
+                if (file.getType() != org.apache.avro.Schema.Type.ARRAY) {
+                    throw new Unmappable(path, mismatch);
+                }
+                yield org.apache.avro.Schema.createArray(project(file.getElementType(), type.elementType(), path + "[]"));
+            }
+            case MAP -> {
+                if (file.getType() != org.apache.avro.Schema.Type.MAP || type.keyType().kind() != DataType.Kind.STRING) {
+                    throw new Unmappable(path, mismatch);
+                }
+                yield org.apache.avro.Schema.createMap(project(file.getValueType(), type.valueType(), path + "[]"));
+            }
+            default -> {
+                if (!rowType(file, path, new HashSet<>()).equals(type.notNull())) {
+                    throw new Unmappable(path, mismatch);
+                }
+                yield file;
+            }
+        };
+    }
+
     private static DataType decimal(org.apache.avro.Schema avro, String path) {
         LogicalTypes.Decimal decimal = (LogicalTypes.Decimal) avro.getLogicalType();
         if (decimal.getPrecision() > DataType.MAX_DECIMAL_PRECISION) {

@@ -36,7 +36,7 @@ public final class FileSystemSinkFactory implements SinkFactory {
     public static final Option<Long> MAX_PART_BYTES = Option.longOption("rolling.max-part-bytes").atLeast(1L)
             .description("Close a part file and start the next once this many bytes of text were written to it "
                     + "(before compression); "
-                    + "omit to close part files only at checkpoints. Line formats only: a whole-file format (parquet) "
+                    + "omit to close part files only at checkpoints. Line formats only: a whole-file format (parquet, avro) "
                     + "closes its files at every checkpoint.");
 
     public static final Option<Duration> MAX_PART_AGE = Option.durationOption("rolling.max-part-age")
@@ -47,7 +47,7 @@ public final class FileSystemSinkFactory implements SinkFactory {
     public static final Option<Compression> COMPRESSION = Option.enumOption("compression", Compression.class)
             .defaultValue(Compression.NONE)
             .description("none, or gzip: each part file one gzip stream, named with .gz. Line formats only: "
-                    + "parquet compresses with its own format option.");
+                    + "parquet and avro compress with their own format options.");
 
     @Override
     public String identifier() {

@@ -31,7 +31,7 @@ public final class FileSourceFactory implements SourceFactory {
     public static final Option<String> METADATA_FIELDS = Option.stringOption("metadata-fields")
             .validate(FileSourceFactory::validMetadata, "names among file, offset, separated by commas")
             .description("Fields added after the record's own, in this order, from its place: file (string, the "
-                    + "file's name), offset (long, the line's byte offset in it; for Parquet, the row's index). Together they identify a record, "
+                    + "file's name), offset (long, the line's byte offset in it; for Parquet and Avro files, the row's index). Together they identify a record, "
                     + "also on replay: with both and no primary-key declared, they are the rows' primary key. Not "
                     + "with the event format.");
 
@@ -47,7 +47,7 @@ public final class FileSourceFactory implements SourceFactory {
 
     @Override
     public String description() {
-        return "Reads newline-delimited files (or whole Parquet files) from a directory on any Hadoop-compatible "
+        return "Reads newline-delimited files (or whole Parquet or Avro container files) from a directory on any Hadoop-compatible "
                 + "file system, once or continuously, replayable by byte offset (or row).";
     }
 
@@ -94,7 +94,7 @@ public final class FileSourceFactory implements SourceFactory {
         Schema schema;
         try {
             schema = LineDecoding.schema(valueSchema, metadata);
-            // A whole-file format (Parquet) matches each file's columns to the schema when it opens the file.
+            // A whole-file format (Parquet, Avro container files) matches each file's columns to the schema when it opens the file.
             source = format.writesWholeFiles()
                     ? FileSource.builder(options.get(PATH), WholeFileDecoding.rows(format, valueSchema, metadata))
                     : FileSource.builder(options.get(PATH), LineDecoding.rows(format, valueSchema, metadata));
