@@ -74,6 +74,41 @@ class WriteAheadKafkaSinkTest {
     }
 
     /**
+     * EO-6: started afresh without its checkpoints, the job's checkpoint ids begin again at 1; the
+     * earlier run's markers must not make the new run's segments look written, neither at the
+     * start nor after a restore of a checkpoint the new run has not sent yet. Check
+     * {@code ControlTopicCommitter#forgetAbandonedHistory} and that the newest marker counts.
+     */
+    @Test
+    void aFreshStartNeverTakesAnEarlierRunsMarkersForItsOwn() throws Exception {
+        String topic = newTopic(broker, 1);
+        SinkContext earlierRun = context("wal-fresh", 0, 1, 1, null);
+        try (CheckpointCommitter committer = committer(topic, earlierRun);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(earlierRun)) {
+            assertThat(writer.sendValues(events(0, 10), 0, 1, 0)).isTrue();
+            committer.commitCheckpoint(0, 1);
+            assertThat(writer.sendValues(events(10, 20), 0, 2, 0)).isTrue();
+            committer.commitCheckpoint(0, 2);
+        }
+
+        SinkContext freshRun = context("wal-fresh", 0, 1, 1, null);
+        try (CheckpointCommitter committer = committer(topic, freshRun);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(freshRun)) {
+            assertThat(committer.isCheckpointCommitted(0, 1)).as("the earlier run's marker of checkpoint 1").isFalse();
+            assertThat(committer.isCheckpointCommitted(0, 2)).as("the earlier run's marker of checkpoint 2").isFalse();
+            assertThat(writer.sendValues(events(20, 30), 0, 1, 0)).isTrue();
+            committer.commitCheckpoint(0, 1);
+        }
+
+        // The fresh run completed checkpoint 2 and died before sending its segment.
+        try (CheckpointCommitter committer = committer(topic, context("wal-fresh", 0, 1, 1, 2L))) {
+            assertThat(committer.isCheckpointCommitted(0, 1)).as("the fresh run's own marker").isTrue();
+            assertThat(committer.isCheckpointCommitted(0, 2)).as("the earlier run's marker of checkpoint 2").isFalse();
+        }
+        assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(events(0, 30));
+    }
+
+    /**
      * 2PC-9: two jobs whose names joined to the same default prefix wrote the same marker keys into
      * the same control topic, so one job took the other's written checkpoints for its own and
      * skipped its segments. Check {@code KafkaSinkSettings.prefix} and {@code ControlMarkers}.
