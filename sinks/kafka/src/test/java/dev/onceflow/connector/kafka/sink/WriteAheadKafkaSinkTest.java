@@ -15,6 +15,7 @@ import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.WriteAheadWriter;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.time.Duration;
+import java.util.List;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.awaitility.Awaitility;
 import java.util.OptionalLong;
@@ -73,6 +74,19 @@ class WriteAheadKafkaSinkTest {
         }
     }
 
+    /** Sends each of {@code segments} of subtask 0 for checkpoints 1, 2, ... and marks it, as the write-ahead operator does. */
+    @SafeVarargs
+    private static void sendAsTheOperatorDoes(String topic, SinkContext context, List<Event>... segments)
+            throws Exception {
+        try (CheckpointCommitter committer = committer(topic, context);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(context)) {
+            for (int i = 0; i < segments.length; i++) {
+                assertThat(writer.sendValues(segments[i], 0, i + 1, 0)).isTrue();
+                committer.commitCheckpoint(0, i + 1);
+            }
+        }
+    }
+
     /**
      * EO-6: started afresh without its checkpoints, the job's checkpoint ids begin again at 1; the
      * earlier run's markers must not make the new run's segments look written, neither at the
@@ -82,14 +96,7 @@ class WriteAheadKafkaSinkTest {
     @Test
     void aFreshStartNeverTakesAnEarlierRunsMarkersForItsOwn() throws Exception {
         String topic = newTopic(broker, 1);
-        SinkContext earlierRun = context("wal-fresh", 0, 1, 1, null);
-        try (CheckpointCommitter committer = committer(topic, earlierRun);
-                WriteAheadWriter<Event> writer = sink(topic).createWriter(earlierRun)) {
-            assertThat(writer.sendValues(events(0, 10), 0, 1, 0)).isTrue();
-            committer.commitCheckpoint(0, 1);
-            assertThat(writer.sendValues(events(10, 20), 0, 2, 0)).isTrue();
-            committer.commitCheckpoint(0, 2);
-        }
+        sendAsTheOperatorDoes(topic, context("wal-fresh", 0, 1, 1, null), events(0, 10), events(10, 20));
 
         SinkContext freshRun = context("wal-fresh", 0, 1, 1, null);
         try (CheckpointCommitter committer = committer(topic, freshRun);
