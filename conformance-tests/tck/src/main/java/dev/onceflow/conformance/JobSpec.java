@@ -58,6 +58,14 @@ public record JobSpec(String name, int parallelism, String sourceType, Map<Strin
                 mode, interval, timeout, checkpointDirectory, sinkFormat);
     }
 
+    /** This spec with one source option added or replaced, e.g. another range of ids. */
+    public JobSpec withSourceOption(String key, Object value) {
+        Map<String, Object> options = new java.util.LinkedHashMap<>(sourceOptions);
+        options.put(key, value);
+        return new JobSpec(name, parallelism, sourceType, Map.copyOf(options), sinkType, sinkOptions, rowsPerSecond,
+                mode, interval, timeout, checkpointDirectory, sinkFormat);
+    }
+
     /** This spec with another sink type and the same options, e.g. the sink under test behind a fault wrapper. */
     public JobSpec withSinkType(String value) {
         return new JobSpec(name, parallelism, sourceType, sourceOptions, value, sinkOptions, rowsPerSecond, mode,

@@ -26,6 +26,11 @@ public enum Rule {
             "Check that commit happens only in notifyCheckpointComplete, that restored handles are committed, and that the open transaction of the restored checkpoint is aborted."),
     EO_2("EO-2", "Keyed state reflects every record exactly once after any crash.",
             "Wrong running counts with correct ids point at the runtime's state restore, or at a source replaying from the wrong position."),
+    EO_6("EO-6", "A fresh start against a destination an earlier run of the same job and sink wrote to delivers every"
+            + " record of the new run and leaves the earlier run's committed output as it was.",
+            "Transaction ids, committer markers and file names repeat across runs of one job and sink (checkpoint ids start"
+            + " again at 1 when the checkpoint directory is new): never take a marker you find for your own commit unless the"
+            + " history this attempt restored wrote it: on a fresh start (no restoredCheckpointId) every marker is an earlier run's."),
     EO_3("EO-3", "A finished bounded job has committed everything.",
             "The final checkpoint must commit; check that the writer commits on the last notification before close()."),
     EO_4("EO-4", "Nothing is left behind: no open or prepared transaction, no in-progress file.",

@@ -234,4 +234,62 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
         c.finish();
         c.assertExactlyOnce(replayRule());
     }
+
+    /**
+     * EO-6: the job runs to its end, then the user starts it afresh against the same destination
+     * after deleting its checkpoints (a new checkpoint directory: checkpoint ids, and the
+     * transaction ids, markers and names derived from them, start again at 1), with the same job
+     * name and sink uid, on ids {@code rows..2*rows-1}. Every id of the second run must be there
+     * once, and the first run's committed output exactly as it was: a sink that takes the first
+     * run's commit marker for its own skips the second run's records, one that reuses its names
+     * overwrites the first run's output.
+     */
+    @Test
+    void required_eo6_freshStartAgainstUsedDestination() throws Exception {
+        ConformanceCase c = newCase("required_eo6_freshStartAgainstUsedDestination", true);
+        c.finish();
+        Map<String, Long> firstRun = idCounts(committed(c.destination()));
+        long rows = settings().rows();
+        c.use(c.spec().withSourceOption("first-id", rows).withCheckpointDirectory(c.spec().checkpointDirectory()
+                .resolve("after-the-checkpoints-were-deleted")));
+        c.finish();
+        Map<String, String> secondInput = new LinkedHashMap<>();
+        for (long id = rows; id < 2 * rows; id++) {
+            secondInput.put(Long.toString(id), "key-" + (id % KEYS));
+        }
+        Map<String, Long> all = idCounts(committed(c.destination()));
+        java.util.SortedSet<String> lost = new java.util.TreeSet<>(), doubled = new java.util.TreeSet<>();
+        secondInput.keySet().forEach(id -> {
+            long n = all.getOrDefault(id, 0L);
+            if (n == 0) {
+                lost.add(id);
+            } else if (n > 1 && contract != SinkContract.AT_LEAST_ONCE) {
+                doubled.add(id);
+            }
+        });
+        Map<String, Long> firstRunNow = new java.util.TreeMap<>(all);
+        firstRunNow.keySet().removeAll(secondInput.keySet());
+        boolean firstRunKept = firstRunNow.equals(new java.util.TreeMap<>(firstRun));
+        boolean passed = lost.isEmpty() && doubled.isEmpty() && firstRunKept;
+        c.recordCheck(Rule.EO_6, passed);
+        if (!passed) {
+            throw new AssertionError("[" + Rule.EO_6.id() + "] " + Rule.EO_6.statement()
+                    + "\n  case: required_eo6_freshStartAgainstUsedDestination (run 1: ids 0.." + (rows - 1)
+                    + ", then a fresh start without checkpoints: ids " + rows + ".." + (2 * rows - 1) + ")"
+                    + "\n  found: second run lost " + lost.size() + " " + first(lost) + ", duplicated " + doubled.size()
+                    + " " + first(doubled) + "; first run's output " + (firstRunKept ? "unchanged" : "changed: "
+                    + firstRun.size() + " ids before, " + firstRunNow.size() + " after")
+                    + "\n  check: " + Rule.EO_6.hint() + "\n  job log: " + c.log());
+        }
+    }
+
+    private static Map<String, Long> idCounts(List<Event> events) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        events.forEach(e -> counts.merge(e.id(), 1L, Long::sum));
+        return counts;
+    }
+
+    private static String first(java.util.SortedSet<String> ids) {
+        return ids.isEmpty() ? "" : ids.stream().limit(10).toList() + (ids.size() > 10 ? "..." : "");
+    }
 }

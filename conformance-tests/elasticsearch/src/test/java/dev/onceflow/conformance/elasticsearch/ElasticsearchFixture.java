@@ -82,8 +82,13 @@ final class ElasticsearchFixture implements SinkExternalSystem {
         return options;
     }
 
-    private static String index(TestDestination destination) {
-        return destination.name().toLowerCase(java.util.Locale.ROOT);
+    /**
+     * The case's index. The node is shared by every suite in the JVM and each suite numbers its
+     * cases from 1, so the variant is part of the name: suites of two modes must not read each
+     * other's documents (which the EO-6 case, writing ids past the first run's, would count).
+     */
+    private String index(TestDestination destination) {
+        return (variant() + "-" + destination.name()).toLowerCase(java.util.Locale.ROOT);
     }
 
     /** Every document of the case's index, after a refresh: what a searcher sees once the job is done. */

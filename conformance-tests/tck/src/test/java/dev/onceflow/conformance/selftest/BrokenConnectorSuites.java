@@ -82,6 +82,13 @@ final class BrokenConnectorSuites {
         }
     }
 
+    static final class KeepsEarlierRunsMarkersSuite extends SinkConformanceSuite {
+        @Override
+        protected SinkExternalSystem externalSystem() {
+            return new LocalDirectorySink(MarksBeforeSendSinkFactory.KeepsEarlierRunsMarkers.IDENTIFIER);
+        }
+    }
+
     /** A sink that appends and says so: an AtLeastOnceSink. */
     static final class AppendingAtLeastOnceSuite extends SinkConformanceSuite {
         @Override

@@ -26,21 +26,48 @@ import java.util.List;
  * committed reader is the filesystem sink's: the segments are files {@code part-<subtask>-<checkpoint>.txt}
  * in {@code path}, the marks files in {@code path/markers}.
  */
-public final class MarksBeforeSendSinkFactory implements SinkFactory {
+public class MarksBeforeSendSinkFactory implements SinkFactory {
 
     public static final String IDENTIFIER = "broken-marks-before-send";
+
+    /**
+     * Breaks EO-6: the same write-ahead sink with the send before the mark (WAL-1 holds), whose
+     * committer never forgets a mark. Marks are keyed by (subtask, checkpoint id) only, and
+     * checkpoint ids start again at 1 when the job is started afresh without its checkpoints: the
+     * new run finds the earlier run's marks, takes them for its own, and skips its segments.
+     */
+    public static final class KeepsEarlierRunsMarkers extends MarksBeforeSendSinkFactory {
+
+        public static final String IDENTIFIER = "broken-keeps-earlier-runs-markers";
+
+        public KeepsEarlierRunsMarkers() {
+            super(IDENTIFIER, false);
+        }
+    }
+
+    private final String identifier;
+    private final boolean marksFirst;
+
+    public MarksBeforeSendSinkFactory() {
+        this(IDENTIFIER, true);
+    }
+
+    private MarksBeforeSendSinkFactory(String identifier, boolean marksFirst) {
+        this.identifier = identifier;
+        this.marksFirst = marksFirst;
+    }
 
     static final Option<String> PATH = Option.stringOption("path").required()
             .description("Directory of the segment files, created if missing.");
 
     @Override
     public String identifier() {
-        return IDENTIFIER;
+        return identifier;
     }
 
     @Override
     public String description() {
-        return "A write-ahead sink that marks before it sends, for the conformance suite's own tests.";
+        return "A broken write-ahead sink (" + identifier + "), for the conformance suite's own tests.";
     }
 
     @Override
@@ -66,7 +93,9 @@ public final class MarksBeforeSendSinkFactory implements SinkFactory {
                     @Override
                     public boolean sendValues(Iterable<Event> values, int subtaskIndex, long checkpointId,
                             long timestamp) throws IOException {
-                        mark(markers, subtaskIndex, checkpointId); // the bug: the mark comes first
+                        if (marksFirst) {
+                            mark(markers, subtaskIndex, checkpointId); // the bug: the mark comes first
+                        }
                         StringBuilder lines = new StringBuilder();
                         for (Event value : values) {
                             lines.append(EventFormat.toLine(value)).append('\n');

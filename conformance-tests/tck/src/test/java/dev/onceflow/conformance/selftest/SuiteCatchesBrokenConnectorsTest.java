@@ -58,6 +58,23 @@ class SuiteCatchesBrokenConnectorsTest {
         assertCaseFailed(run, "EO-1", "violated");
     }
 
+    /**
+     * EO-6: a write-ahead sink whose committer keeps every mark takes the first run's marks for
+     * the second run's segments when the job is started afresh without its checkpoints, and skips them.
+     */
+    @Test
+    void takingAnEarlierRunsMarkerForOwnLosesTheFreshRunsRecords() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.KeepsEarlierRunsMarkersSuite.class,
+                "required_eo6_freshStartAgainstUsedDestination"),
+                "sink-" + MarksBeforeSendSinkFactory.KeepsEarlierRunsMarkers.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[EO-6] ")
+                .contains("case: required_eo6_freshStartAgainstUsedDestination")
+                .containsPattern("second run lost" + SOME_IDS)
+                .contains("first run's output unchanged");
+        assertCaseFailed(run, "EO-6", "violated");
+    }
+
     /** 2PC-4: a sink that publishes an already committed file again duplicates its records on a second restore. */
     @Test
     void nonIdempotentCommitBreaks2pc4() throws Exception {

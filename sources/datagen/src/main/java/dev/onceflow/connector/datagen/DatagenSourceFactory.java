@@ -38,6 +38,10 @@ public final class DatagenSourceFactory implements SourceFactory {
     public static final Option<Integer> PAYLOAD_SIZE = Option.intOption("payload-size").defaultValue(16).atLeast(0)
             .description("Length in characters of each record's deterministic payload. Without a schema only.");
 
+    public static final Option<Long> FIRST_ID = Option.longOption("first-id").defaultValue(0L).atLeast(0L)
+            .description("Id of the first record: record s gets id, key and payload of first-id + s. Without a "
+                    + "schema only.");
+
     public static final Option<Long> SEED = Option.longOption("seed").defaultValue(0L)
             .description("With a schema only: the seed of the random values; the same seed makes the same rows.");
 
@@ -56,7 +60,7 @@ public final class DatagenSourceFactory implements SourceFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, PAYLOAD_SIZE);
+        return List.of(ROWS, KEYS, ROWS_PER_SECOND, SPLITS, SPLIT_ASSIGNMENT, PAYLOAD_SIZE, FIRST_ID);
     }
 
     /**
@@ -123,7 +127,8 @@ public final class DatagenSourceFactory implements SourceFactory {
     public DatagenSource createSource(OptionValues options) {
         DatagenSource.Builder builder = builder(options)
                 .keys(options.get(KEYS))
-                .payloadSize(options.get(PAYLOAD_SIZE));
+                .payloadSize(options.get(PAYLOAD_SIZE))
+                .firstId(options.get(FIRST_ID));
         options.getOptional(ROWS).ifPresent(builder::rows);
         return builder.build();
     }

@@ -38,7 +38,7 @@ class DatagenSourceFactoryTest {
     @Test
     void declaresEveryOptionWithADescription() {
         assertThat(factory.options()).extracting(o -> o.key())
-                .containsExactly("rows", "keys", "rows-per-second", "splits", "split-assignment", "payload-size");
+                .containsExactly("rows", "keys", "rows-per-second", "splits", "split-assignment", "payload-size", "first-id");
         assertThat(factory.options()).allSatisfy(o -> assertThat(o.description()).isNotBlank());
     }
 
@@ -75,7 +75,7 @@ class DatagenSourceFactoryTest {
         assertThatThrownBy(() -> validate(Map.of("row", "5")))
                 .isInstanceOf(OptionException.class)
                 .hasMessage("source 'datagen': unknown option 'row'; accepted options: "
-                        + "rows, keys, rows-per-second, splits, split-assignment, payload-size");
+                        + "rows, keys, rows-per-second, splits, split-assignment, payload-size, first-id");
     }
 
     @Test

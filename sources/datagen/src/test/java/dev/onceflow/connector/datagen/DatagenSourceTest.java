@@ -37,6 +37,17 @@ class DatagenSourceTest {
     }
 
     @Test
+    void firstIdShiftsEveryIdKeyAndPayload() throws Exception {
+        DatagenSource source = DatagenSource.builder().rows(1_000).keys(7).splits(4).firstId(1_000).build();
+        List<Event> output = new ArrayList<>();
+        Readers.start(source, 2).drainToEnd(output);
+
+        assertThat(sortedIds(output)).isEqualTo(LongStream.range(1_000, 2_000).boxed().toList());
+        Event e = output.stream().filter(o -> o.id().equals("1003")).findFirst().orElseThrow();
+        assertThat(e).isEqualTo(new EventGenerator(7, 16).eventAt(1_003));
+    }
+
+    @Test
     void boundedSourceIsCutIntoChunksThatHoldEverySequenceNumberOnce() {
         // 2,500 rows: two ranges of 1,250; a stride of 3 does not divide them.
         List<DatagenSplit> chunks = DatagenSource.chunks(3, 2_500);

@@ -8,7 +8,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * The marker records of the write-ahead mode. One key per sink and (former) subtask,
  * {@code <prefix>-<subtask>}, whose value is the highest checkpoint id whose segment that subtask's
  * records were written for: segments of one subtask are written in checkpoint order, so the
- * highest id says which were written, and a compacted control topic keeps one record per key.
+ * newest marker's id says which were written, and a compacted control topic keeps one record per
+ * key. A marker {@value ControlTopicCommitter#NOTHING_SENT} starts a new history (EO-6).
  */
 final class ControlMarkers {
 

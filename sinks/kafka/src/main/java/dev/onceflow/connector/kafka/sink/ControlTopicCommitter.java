@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -20,6 +21,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
@@ -38,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * flight to end, so a marker committed by an earlier attempt is never missed. After that the
  * writer's own transactions add markers, and {@link #commitCheckpoint} only records them in memory:
  * the marker was committed together with the records.
+ *
+ * <p>A subtask's newest marker counts, not its highest: checkpoint ids start again at 1 when a job
+ * is started afresh without its checkpoints, so an earlier run's markers would otherwise make the
+ * new run's segments look sent (EO-6). Where this attempt's history has no segments of its own
+ * subtask yet (a fresh start, or an index new after a scale-up), {@link #open()} first writes a
+ * marker {@value #NOTHING_SENT} for it, which hides the earlier run's; after a restore, markers
+ * after the restored checkpoint are of an abandoned history and count as the restored id (WAL-2).
  */
 final class ControlTopicCommitter implements CheckpointCommitter {
 
@@ -45,6 +54,8 @@ final class ControlTopicCommitter implements CheckpointCommitter {
     private static final long ADMIN_TIMEOUT_SECONDS = 60;
     private static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(10);
     private static final long RETRY_BACKOFF_MILLIS = 100;
+    /** The marker of a subtask that sent no segment: checkpoint ids start at 1. */
+    static final long NOTHING_SENT = 0;
 
     private final KafkaSinkSettings<?> settings;
     private final SinkContext context;
@@ -65,8 +76,31 @@ final class ControlTopicCommitter implements CheckpointCommitter {
             TransactionalIds.abortOpen(admin, settings.ownPrefixes(context), context::ownsFormerSubtask);
             readMarkers(highWatermarks(admin, partitions));
         }
+        forgetAbandonedHistory();
         LOG.info("Subtask {} found the write-ahead markers {} in {}", context.subtaskIndex(), written,
                 controlTopic);
+    }
+
+    /**
+     * EO-6, WAL-2: only markers of the history this attempt restored may count. Markers after the
+     * restored checkpoint were written by a history the job abandoned; the own subtask's markers,
+     * when that history never had this subtask, are an earlier run's, and are superseded by a
+     * marker {@value #NOTHING_SENT} written (and acknowledged) before this run sends anything.
+     */
+    private void forgetAbandonedHistory() throws Exception {
+        OptionalLong restored = context.restoredCheckpointId();
+        restored.ifPresent(id -> written.replaceAll((subtask, marked) -> Math.min(marked, id)));
+        int own = context.subtaskIndex();
+        boolean newToThisHistory = restored.isEmpty() || own >= context.restoredParallelism();
+        if (!newToThisHistory || !written.containsKey(own)) {
+            return;
+        }
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.producer().idempotentProducer())) {
+            producer.send(ControlMarkers.marker(controlTopic, settings.prefix(context), own, NOTHING_SENT))
+                    .get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        LOG.info("Subtask {} starts a new history: its marker up to checkpoint {} in {} is an earlier run's and no "
+                + "longer counts", own, written.remove(own), controlTopic);
     }
 
     /** The control topic's partitions, creating it (compacted, one partition) if it does not exist. */
@@ -144,7 +178,8 @@ final class ControlTopicCommitter implements CheckpointCommitter {
                         if (subtask.isPresent()) {
                             long id = ControlMarkers.checkpointId(record.value(),
                                     record.topic() + "-" + record.partition() + "@" + record.offset());
-                            (i == 0 ? written : writtenBefore29).merge(subtask.getAsInt(), id, Math::max);
+                            // The newest marker counts (EO-6): records of one key are in write order.
+                            (i == 0 ? written : writtenBefore29).put(subtask.getAsInt(), id);
                         }
                     }
                 }

@@ -15,6 +15,7 @@ import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.WriteAheadWriter;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.time.Duration;
+import java.util.List;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.awaitility.Awaitility;
 import java.util.OptionalLong;
@@ -71,6 +72,47 @@ class WriteAheadKafkaSinkTest {
             assertThat(next.isCheckpointCommitted(0, 3)).isFalse();
             assertThat(next.isCheckpointCommitted(1, 1)).as("another subtask's marker").isFalse();
         }
+    }
+
+    /** Sends each of {@code segments} of subtask 0 for checkpoints 1, 2, ... and marks it, as the write-ahead operator does. */
+    @SafeVarargs
+    private static void sendAsTheOperatorDoes(String topic, SinkContext context, List<Event>... segments)
+            throws Exception {
+        try (CheckpointCommitter committer = committer(topic, context);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(context)) {
+            for (int i = 0; i < segments.length; i++) {
+                assertThat(writer.sendValues(segments[i], 0, i + 1, 0)).isTrue();
+                committer.commitCheckpoint(0, i + 1);
+            }
+        }
+    }
+
+    /**
+     * EO-6: started afresh without its checkpoints, the job's checkpoint ids begin again at 1; the
+     * earlier run's markers must not make the new run's segments look written, neither at the
+     * start nor after a restore of a checkpoint the new run has not sent yet. Check
+     * {@code ControlTopicCommitter#forgetAbandonedHistory} and that the newest marker counts.
+     */
+    @Test
+    void aFreshStartNeverTakesAnEarlierRunsMarkersForItsOwn() throws Exception {
+        String topic = newTopic(broker, 1);
+        sendAsTheOperatorDoes(topic, context("wal-fresh", 0, 1, 1, null), events(0, 10), events(10, 20));
+
+        SinkContext freshRun = context("wal-fresh", 0, 1, 1, null);
+        try (CheckpointCommitter committer = committer(topic, freshRun);
+                WriteAheadWriter<Event> writer = sink(topic).createWriter(freshRun)) {
+            assertThat(committer.isCheckpointCommitted(0, 1)).as("the earlier run's marker of checkpoint 1").isFalse();
+            assertThat(committer.isCheckpointCommitted(0, 2)).as("the earlier run's marker of checkpoint 2").isFalse();
+            assertThat(writer.sendValues(events(20, 30), 0, 1, 0)).isTrue();
+            committer.commitCheckpoint(0, 1);
+        }
+
+        // The fresh run completed checkpoint 2 and died before sending its segment.
+        try (CheckpointCommitter committer = committer(topic, context("wal-fresh", 0, 1, 1, 2L))) {
+            assertThat(committer.isCheckpointCommitted(0, 1)).as("the fresh run's own marker").isTrue();
+            assertThat(committer.isCheckpointCommitted(0, 2)).as("the earlier run's marker of checkpoint 2").isFalse();
+        }
+        assertThat(readCommitted(broker, topic)).containsExactlyInAnyOrderElementsOf(events(0, 30));
     }
 
     /**
