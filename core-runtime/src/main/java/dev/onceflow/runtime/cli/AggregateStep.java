@@ -9,6 +9,7 @@ import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.RowSerializer;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.row.TextValues;
@@ -45,11 +46,24 @@ import java.util.regex.Pattern;
  * row comes out once across crashes. A row of a window whose result was already emitted (behind
  * the watermark, or behind a window of its key emitted before a restore) is late: left out and
  * counted, see {@link dev.onceflow.runtime.api.KeyedProcessFunction.Context#countLateRecord}.
+ *
+ * <p>Over a changelog (input that can carry updates and deletes, CHG-6) the running aggregate
+ * retracts: an {@code UPDATE_BEFORE} or {@code DELETE} row is taken out of its key's
+ * {@code count()} and {@code sum}s, and its output is an upsert stream keyed by the group key
+ * (the key's fields and the aggregates, the key being the primary key): an {@code INSERT} for a
+ * key's first row, an {@code UPDATE_AFTER} for each change after, a {@code DELETE} when the key's
+ * last row is retracted. A retraction of a key that has no rows (a changelog read from its
+ * middle) changes nothing. {@code min} and {@code max} cannot retract without keeping every value
+ * and are refused over a changelog. A sum whose rows are all retracted but some remain with null
+ * values is 0, not null.
  */
 public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> {
 
     /** How an option names the fields of the key. */
     static final String KEY = "key";
+
+    /** The row count a retracting aggregate keeps per key in its state. */
+    private static final String ROWS = "$rows";
 
     /** The option that makes the aggregate one per tumbling window of event time. */
     static final String WINDOW = "window";
@@ -85,10 +99,11 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
         private final Schema stateSchema;
         private final Schema keySchema;
         private final long window;
+        private final boolean changelog;
         private final String owner;
 
         private Plan(int[] key, DataType[] keyTypes, Aggregate[] aggregates, Schema output, Schema stateSchema,
-                Schema keySchema, long window, String owner) {
+                Schema keySchema, long window, boolean changelog, String owner) {
             this.key = key;
             this.keyTypes = keyTypes;
             this.aggregates = aggregates;
@@ -96,6 +111,7 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             this.stateSchema = stateSchema;
             this.keySchema = keySchema;
             this.window = window;
+            this.changelog = changelog;
             this.owner = owner;
         }
 
@@ -104,9 +120,11 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
          * optionally {@code window: <duration>} over {@code input}.
          *
          * @param eventTime whether the input's rows carry event time (a window needs it)
+         * @param changelog whether the input can carry kinds other than insert: the aggregate then
+         *     retracts and emits an upsert stream by the group key
          * @throws IllegalArgumentException with one line naming the step and the option
          */
-        static Plan of(Schema input, Map<String, String> options, boolean eventTime, String owner) {
+        static Plan of(Schema input, Map<String, String> options, boolean eventTime, boolean changelog, String owner) {
             Map<String, String> aggregatesByName = new LinkedHashMap<>(options);
             String windowText = aggregatesByName.remove(WINDOW);
             long window = windowText == null ? 0 : window(windowText, eventTime, owner + " option '" + WINDOW + "'");
@@ -130,14 +148,28 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
                 throw new IllegalArgumentException(owner + " lists no aggregates; give each as name: count(), "
                         + "sum(field), min(field) or max(field)");
             }
+            if (changelog && window != 0) {
+                throw new IllegalArgumentException(owner + " option '" + WINDOW + "': a window over a changelog would "
+                        + "have to retract rows of windows already emitted; aggregate without a window");
+            }
             List<Aggregate> aggregates = new ArrayList<>();
             for (Map.Entry<String, String> entry : aggregatesByName.entrySet()) {
-                aggregates.add(aggregate(input, entry.getKey(), entry.getValue() == null ? "" : entry.getValue(),
-                        owner + " option '" + entry.getKey() + "'"));
+                Aggregate aggregate = aggregate(input, entry.getKey(), entry.getValue() == null ? "" : entry.getValue(),
+                        owner + " option '" + entry.getKey() + "'");
+                if (changelog && (aggregate.function() == Function.MIN || aggregate.function() == Function.MAX)) {
+                    throw new IllegalArgumentException(owner + " option '" + entry.getKey() + "': "
+                            + aggregate.function().name().toLowerCase(Locale.ROOT) + " cannot take back a deleted or "
+                            + "updated row of a changelog; use count() and sum, or aggregate an append-only stream");
+                }
+                aggregates.add(aggregate);
             }
             List<Field> state = new ArrayList<>();
             for (Aggregate aggregate : aggregates) {
                 state.add(Field.of(aggregate.name(), aggregate.type().withNullable(true)));
+            }
+            if (changelog) {
+                // how many rows the key has now: at 0 the key's row is deleted downstream
+                state.add(Field.of(ROWS, DataType.LONG.notNull()));
             }
             List<Field> keyFields = new ArrayList<>();
             for (int i = 0; i < key.length; i++) {
@@ -145,7 +177,11 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             }
             Schema keySchema = Schema.of(keyFields, List.of());
             Schema output;
-            if (window == 0) {
+            if (changelog) {
+                List<Field> out = new ArrayList<>(keyFields);
+                aggregates.forEach(aggregate -> out.add(Field.of(aggregate.name(), aggregate.type())));
+                output = Schema.of(out, keySchema.names());
+            } else if (window == 0) {
                 List<Field> out = new ArrayList<>(input.fields());
                 aggregates.forEach(aggregate -> out.add(Field.of(aggregate.name(), aggregate.type())));
                 output = Schema.of(out, input.primaryKey());
@@ -172,7 +208,7 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
                 output = Schema.of(out, primaryKey);
             }
             return new Plan(key, keyTypes, aggregates.toArray(Aggregate[]::new), output, Schema.of(state, List.of()),
-                    keySchema, window, owner);
+                    keySchema, window, changelog, owner);
         }
 
         /** The length of a window in milliseconds. */
@@ -279,9 +315,49 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             return TextValues.format(keyTypes[i], value);
         }
 
-        /** The step's function: a running aggregate, or one per window if the step has a window. */
+        /** Whether the step's output is an upsert stream by the group key (its input is a changelog). */
+        boolean emitsChanges() {
+            return changelog;
+        }
+
+        /**
+         * The step's function: a running aggregate, one per window if the step has a window, or a
+         * retracting one over a changelog. The append-only running aggregate stays apart so its
+         * per-row path costs what it did before changelogs.
+         */
         KeyedProcessFunction<String, Row, Row> function() {
-            return window == 0 ? new AggregateStep(this) : new Windowed(this);
+            return changelog ? new Retracting(this) : window == 0 ? new AggregateStep(this) : new Windowed(this);
+        }
+
+        /**
+         * The aggregates and row count after taking {@code row} out of those before it, for the key
+         * {@code key}: a count one less, each sum less the row's value. {@code before} is not null.
+         */
+        Object[] retract(Row before, Row row, String key) {
+            Object[] next = new Object[aggregates.length + 1];
+            for (int i = 0; i < aggregates.length; i++) {
+                Aggregate aggregate = aggregates[i];
+                Object previous = before.get(i);
+                Object value = aggregate.input() < 0 ? null : row.get(aggregate.input());
+                next[i] = aggregate.function() == Function.COUNT ? (Long) previous - 1
+                        : value == null ? previous : subtract(aggregate, previous, value, key);
+            }
+            next[aggregates.length] = (Long) before.get(aggregates.length) - 1;
+            return next;
+        }
+
+        private Object subtract(Aggregate aggregate, Object before, Object value, String key) {
+            try {
+                return switch (aggregate.type().kind()) {
+                    case LONG -> Math.subtractExact(before == null ? 0L : (Long) before, ((Number) value).longValue());
+                    case DOUBLE -> (before == null ? 0d : (Double) before) - ((Number) value).doubleValue();
+                    default -> checkedDecimal((before == null ? BigDecimal.ZERO.setScale(aggregate.type().scale())
+                            : (BigDecimal) before).subtract((BigDecimal) value));
+                };
+            } catch (ArithmeticException overflow) {
+                throw new IllegalStateException(owner + ": " + aggregate.name() + " of key '"
+                        + TextValues.abbreviate(key) + "' overflows " + aggregate.type());
+            }
         }
 
         /** The aggregates after {@code row}, from those before it ({@code null}: none yet), for the key {@code key}. */
@@ -348,6 +424,57 @@ public final class AggregateStep extends KeyedProcessFunction<String, Row, Row> 
             throw new ArithmeticException("more than 38 digits");
         }
         return sum;
+    }
+
+    /**
+     * The running aggregate over a changelog (CHG-6): adds {@code INSERT} and {@code UPDATE_AFTER}
+     * rows, retracts {@code UPDATE_BEFORE} and {@code DELETE} rows, and emits the key's row of
+     * aggregates as an upsert: {@code INSERT} for a key's first row, {@code UPDATE_AFTER} after, and
+     * {@code DELETE} once the key has no rows.
+     */
+    private static final class Retracting extends KeyedProcessFunction<String, Row, Row> {
+
+        private final Plan plan;
+        private ValueState<Row> state;
+
+        Retracting(Plan plan) {
+            this.plan = plan;
+        }
+
+        @Override
+        public void open(KeyedContext context) {
+            state = context.getState(StateDescriptor.value("aggregates", RowSerializer.of(plan.stateSchema)));
+        }
+
+        @Override
+        public void processElement(Row row, Context<String> context, Collector<Row> out) {
+            Row before = state.value();
+            int rows = plan.aggregates.length;
+            Object[] next;
+            if (row.kind().isRetraction()) {
+                if (before == null) {
+                    return; // nothing to take back: the changelog was read from after this key's insert
+                }
+                next = plan.retract(before, row, context.currentKey());
+            } else {
+                Object[] added = plan.add(before, row, context.currentKey());
+                next = Arrays.copyOf(added, rows + 1);
+                next[rows] = before == null ? 1L : (Long) before.get(rows) + 1;
+            }
+            Object[] keyed = new Object[plan.key.length + rows];
+            for (int i = 0; i < plan.key.length; i++) {
+                keyed[i] = row.get(plan.key[i]);
+            }
+            if ((Long) next[rows] == 0) {
+                state.clear();
+                System.arraycopy(before.values(), 0, keyed, plan.key.length, rows);
+                out.collect(Row.of(plan.output, keyed).withKind(RowKind.DELETE));
+                return;
+            }
+            state.update(Row.of(plan.stateSchema, next));
+            System.arraycopy(next, 0, keyed, plan.key.length, rows);
+            out.collect(Row.of(plan.output, keyed).withKind(before == null ? RowKind.INSERT : RowKind.UPDATE_AFTER));
+        }
     }
 
     /**

@@ -311,6 +311,9 @@ public final class JobFileLoader {
             DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(), sourceUid,
                     spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
+            // whether rows can be other than inserts (CHG-3): no source yields changes yet; an
+            // aggregate over changes emits them
+            boolean changelog = false;
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
                 JobFile.Step step = steps.get(i);
@@ -324,17 +327,27 @@ public final class JobFileLoader {
                             OptionValues.validate(owner, raw(step.options()), FilterStep.OPTIONS), owner));
                 } else if (step.type().equals("select")) {
                     SelectStep select = SelectStep.of(schema, raw(step.options()), owner);
+                    if (changelog && select.output().primaryKey().isEmpty()) {
+                        throw new JobFileException(owner + " drops the primary key (" + String.join(", ",
+                                schema.primaryKey()) + ") of a changelog, whose updates and deletes name rows by it; "
+                                + "keep the key's fields");
+                    }
                     stream = stream.map(select);
                     schema = select.output();
                 } else if (step.type().equals("aggregate")) {
                     AggregateStep.Plan aggregate = AggregateStep.Plan.of(schema, raw(step.options()),
-                            eventTime != null, owner);
+                            eventTime != null, changelog, owner);
+                    changelog = aggregate.emitsChanges();
                     stream = stream.keyBy(aggregate::keyOf, Serializers.STRING).process(aggregate::function);
                     schema = aggregate.output();
                 } else if (step.type().equals("throttle")) {
                     long rate = OptionValues.validate(owner, raw(step.options()), List.of(THROTTLE_RATE)).get(THROTTLE_RATE);
                     stream = stream.<Row>transform("throttle", () -> new ThrottleOperator<>(rate));
                 } else {
+                    if (changelog) {
+                        throw new JobFileException(owner + " counts every row, and its input is a changelog with "
+                                + "updates and deletes; use an aggregate step with count(), which takes them back");
+                    }
                     CountByKey.Fields fields = CountByKey.Fields.of(schema,
                             OptionValues.validate(owner, raw(step.options()), CountByKey.OPTIONS), owner);
                     stream = stream.keyBy(fields::keyOf, Serializers.STRING).process(fields::function);
@@ -357,6 +370,11 @@ public final class JobFileLoader {
             }
             if (spec.sink().eventTime() != null) {
                 throw new JobFileException(where + ": " + sinkOwner + " has no event-time; declare it on the source");
+            }
+            if (changelog && !sinkFactory.acceptsChanges(sinkOptions)) {
+                throw new JobFileException(where + ": " + sinkOwner + " appends rows, and its input is a changelog "
+                        + "with updates and deletes; use a sink that writes by primary key (jdbc with write-mode: "
+                        + "upsert)");
             }
             Optional<Format> sinkFormat = format(spec.sink().format(), sinkFactory.defaultFormat(), where, sinkOwner);
             Schema input = schema;

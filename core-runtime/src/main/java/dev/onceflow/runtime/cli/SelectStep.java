@@ -4,6 +4,7 @@ import dev.onceflow.runtime.api.MapFunction;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.Schema;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,6 +98,7 @@ final class SelectStep implements MapFunction<Row, Row> {
                     : RowExpressions.fromCel(source.expression().evaluate(row, owner + " field '"
                             + output.field(i).name() + "'"));
         }
-        return Row.of(output, values);
+        Row selected = Row.of(output, values);
+        return row.kind() == RowKind.INSERT ? selected : selected.withKind(row.kind()); // CHG-6
     }
 }

@@ -36,6 +36,17 @@ public interface SinkFactory {
     }
 
     /**
+     * Whether the sink these options describe applies changes by primary key (CHG-4): writes an
+     * {@code INSERT} or {@code UPDATE_AFTER} row as an upsert and deletes a {@code DELETE} row's
+     * key. Called by the job-file loader, on its thread, before the job runs, with the validated
+     * options; a job whose sink input can carry changes is refused when this is false (CHG-3). The
+     * default, false, is right for every sink that appends.
+     */
+    default boolean acceptsChanges(OptionValues options) {
+        return false;
+    }
+
+    /**
      * Creates the sink a job file describes, for rows of {@link Context#inputSchema()}, after
      * checking that they fit: ROW-4, a field the sink would not write is an error, never dropped.
      * The default is the sink of {@link #createSink events}, for input rows with exactly the event's

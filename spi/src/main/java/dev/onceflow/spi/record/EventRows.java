@@ -21,7 +21,7 @@ public final class EventRows {
 
     /**
      * {@code id, key, payload, count}, all not null, keyed by {@code id}. In this order, rows of it
-     * are written by {@link dev.onceflow.spi.row.RowSerializer} in exactly the bytes
+     * were written by version 1 of {@link dev.onceflow.spi.row.RowSerializer} in exactly the bytes
      * {@link EventSerializer} writes events in, so checkpoints and savepoints taken while jobs
      * carried events restore into jobs that carry rows.
      */

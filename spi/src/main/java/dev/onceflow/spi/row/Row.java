@@ -16,15 +16,20 @@ import java.util.Objects;
  *
  * <p>Every way of making a row checks every value against its type, nested ones included (ROW-2),
  * so a connector that receives a row can rely on its schema.
+ *
+ * <p>Every row has a {@link RowKind}: {@link RowKind#INSERT} unless made otherwise with
+ * {@link #withKind}. What a sink does with each kind is in the CHG rules of {@code docs/spec.md}.
  */
 public final class Row {
 
     private final Schema schema;
     private final Object[] values;
+    private final RowKind kind;
 
-    private Row(Schema schema, Object[] values) {
+    private Row(Schema schema, Object[] values, RowKind kind) {
         this.schema = schema;
         this.values = values;
+        this.kind = kind;
     }
 
     /**
@@ -43,7 +48,7 @@ public final class Row {
         for (int i = 0; i < values.length; i++) {
             copy[i] = checked(schema.field(i), values[i]);
         }
-        return new Row(schema, copy);
+        return new Row(schema, copy, RowKind.INSERT);
     }
 
     /** A row of {@code schema} holding {@code values}, one per field, in field order. See {@link #of(Schema, Object...)}. */
@@ -98,6 +103,30 @@ public final class Row {
         return schema;
     }
 
+    /** What this row says about the row of its key: {@link RowKind#INSERT} unless made with {@link #withKind}. */
+    public RowKind kind() {
+        return kind;
+    }
+
+    /**
+     * This row's values as a row of {@code kind}. The values are shared, not copied or checked again:
+     * they are immutable (ROW-1) and were checked when this row was made.
+     *
+     * @throws IllegalArgumentException if {@code kind} is not {@link RowKind#INSERT} and the schema
+     *     has no primary key: a change to a row nobody can name cannot be applied (CHG-1)
+     */
+    public Row withKind(RowKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        if (kind == this.kind) {
+            return this;
+        }
+        if (kind != RowKind.INSERT && schema.primaryKey().isEmpty()) {
+            throw new IllegalArgumentException("a " + kind + " row needs a primary key on its schema, and " + schema
+                    + " has none");
+        }
+        return new Row(schema, values, kind);
+    }
+
     /** The number of fields. */
     public int arity() {
         return values.length;
@@ -130,7 +159,7 @@ public final class Row {
     public Row with(int position, Object value) {
         Object[] copy = values.clone();
         copy[position] = checked(schema.field(position), value);
-        return new Row(schema, copy);
+        return new Row(schema, copy, kind);
     }
 
     /** The values in field order, as a new array the caller owns. */
@@ -139,12 +168,12 @@ public final class Row {
     }
 
     /**
-     * Rows are equal when their schemas are and their values are, with {@code byte[]}s compared by
+     * Rows are equal when their kinds, their schemas and their values are, with {@code byte[]}s compared by
      * content, also inside arrays and maps.
      */
     @Override
     public boolean equals(Object o) {
-        if (!(o instanceof Row r) || !schema.equals(r.schema)) {
+        if (!(o instanceof Row r) || kind != r.kind || !schema.equals(r.schema)) {
             return false;
         }
         for (int i = 0; i < values.length; i++) {
@@ -157,7 +186,7 @@ public final class Row {
 
     @Override
     public int hashCode() {
-        int h = schema.hashCode();
+        int h = 31 * schema.hashCode() + kind.ordinal();
         for (Object v : values) {
             h = 31 * h + valueHash(v);
         }
@@ -214,10 +243,13 @@ public final class Row {
         return Objects.hashCode(v);
     }
 
-    /** {@code {id=7, name=Ada, tags=[a, b]}}, for logs and test failures. */
+    /**
+     * {@code {id=7, name=Ada, tags=[a, b]}}, for logs and test failures; a row that is not an insert
+     * starts with its kind's short string, {@code -D{id=7, ...}}.
+     */
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("{");
+        StringBuilder s = new StringBuilder(kind == RowKind.INSERT ? "" : kind.shortString()).append('{');
         for (int i = 0; i < values.length; i++) {
             if (i > 0) {
                 s.append(", ");

@@ -25,6 +25,10 @@ import java.util.Objects;
  * records of unaligned checkpoints, keyed state). The schema is not written: reader and writer
  * share it, so a row costs its values only.
  *
+ * <p>Version 2: the row's {@link RowKind} as its {@link RowKind#toByteValue() byte}, then the fields
+ * as in version 1. Version 1, written before rows had kinds, reads as {@link RowKind#INSERT} (SER-2).
+ * Nested rows carry no kind.
+ *
  * <p>Version 1, field by field in schema order: a nullable field starts with a byte, 0 for null
  * and 1 for a value; then the value: boolean one byte; int, float four bytes; long, double eight;
  * decimal the unscaled value's two's-complement bytes (an int length first), the scale being the
@@ -38,7 +42,10 @@ import java.util.Objects;
  */
 public final class RowSerializer implements SimpleVersionedSerializer<Row> {
 
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+
+    /** The version before rows had kinds: fields only, every row an insert. */
+    private static final int WITHOUT_KIND = 1;
 
     private final Schema schema;
 
@@ -70,13 +77,33 @@ public final class RowSerializer implements SimpleVersionedSerializer<Row> {
         if (!row.schema().equals(schema)) {
             throw new IllegalArgumentException("a row of " + row.schema() + " given to the serializer of " + schema);
         }
-        return Serializers.write(out -> writeFields(out, schema, row));
+        return Serializers.write(out -> {
+            out.writeByte(row.kind().toByteValue());
+            writeFields(out, schema, row);
+        });
     }
 
     @Override
     public Row deserialize(int version, byte[] serialized) throws IOException {
+        if (version == WITHOUT_KIND) {
+            return Serializers.read(serialized, in -> readRow(in, schema));
+        }
         Serializers.checkVersion(VERSION, version, "row");
-        return Serializers.read(serialized, in -> readRow(in, schema));
+        return Serializers.read(serialized, in -> {
+            byte kindByte = in.readByte();
+            RowKind kind;
+            try {
+                kind = RowKind.fromByteValue(kindByte);
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt row: " + e.getMessage(), e);
+            }
+            Row row = readRow(in, schema);
+            try {
+                return row.withKind(kind);
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt row: " + e.getMessage(), e);
+            }
+        });
     }
 
     private static void writeFields(DataOutputStream out, Schema schema, Row row) throws IOException {

@@ -84,4 +84,35 @@ class RowTest {
         assertThat(row.get(1)).isNull();
         assertThatThrownBy(() -> row.with(0, null)).hasMessage("field 'id': null in a field of type long not null");
     }
+
+    @Test
+    void aRowIsAnInsertUnlessMadeAnotherKind() {
+        Row insert = Row.of(ORDER, 7L, new BigDecimal("12.50"), List.of("a"), null);
+        Row delete = insert.withKind(RowKind.DELETE);
+
+        assertThat(insert.kind()).isEqualTo(RowKind.INSERT);
+        assertThat(delete.kind()).isEqualTo(RowKind.DELETE);
+        assertThat(delete).isNotEqualTo(insert).hasToString("-D{id=7, amount=12.50, tags=[a], blob=null}");
+        assertThat(delete.with(1, null).kind()).as("with keeps the kind").isEqualTo(RowKind.DELETE);
+        assertThat(delete.withKind(RowKind.INSERT)).isEqualTo(insert);
+    }
+
+    @Test
+    void aChangeNeedsAPrimaryKey() {
+        Schema keyless = Schema.of(List.of(Field.of("id", DataType.LONG)), List.of());
+        Row row = Row.of(keyless, 1L);
+
+        assertThatThrownBy(() -> row.withKind(RowKind.UPDATE_AFTER))
+                .hasMessage("a UPDATE_AFTER row needs a primary key on its schema, and row<id long> has none");
+        assertThat(row.withKind(RowKind.INSERT)).isSameAs(row);
+    }
+
+    @Test
+    void kindBytesAreStable() {
+        for (RowKind kind : RowKind.values()) {
+            assertThat(RowKind.fromByteValue(kind.toByteValue())).isEqualTo(kind);
+        }
+        assertThat(RowKind.DELETE.toByteValue()).isEqualTo((byte) 3);
+        assertThatThrownBy(() -> RowKind.fromByteValue((byte) 4)).hasMessage("no row kind has the byte 4");
+    }
 }

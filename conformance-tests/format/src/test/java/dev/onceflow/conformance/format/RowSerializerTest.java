@@ -1,6 +1,7 @@
 package dev.onceflow.conformance.format;
 
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.RowSerializer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,23 +24,51 @@ class RowSerializerTest {
     }
 
     @Test
+    void everyKindRoundTrips() throws IOException {
+        for (RowKind kind : RowKind.values()) {
+            Row row = TestRows.full(1).withKind(kind);
+            Row back = serializer.deserialize(serializer.version(), serializer.serialize(row));
+            assertThat(back.kind()).as("kind %s", kind).isEqualTo(kind);
+            assertThat(back).isEqualTo(row);
+        }
+    }
+
+    @Test
+    void rowsWrittenBeforeKindsReadAsInserts() throws IOException {
+        // version 1 is version 2 without the leading kind byte: what checkpoints and savepoints of
+        // builds before changelogs hold (SER-2)
+        byte[] current = serializer.serialize(TestRows.full(1));
+        byte[] withoutKind = Arrays.copyOfRange(current, 1, current.length);
+
+        Row old = serializer.deserialize(1, withoutKind);
+
+        assertThat(old.kind()).isEqualTo(RowKind.INSERT);
+        assertThat(old).isEqualTo(TestRows.full(1));
+    }
+
+    @Test
     void corruptOrTruncatedBytesAreAnIOExceptionNeverGarbage() throws IOException {
+        int version = serializer.version();
         byte[] bytes = serializer.serialize(TestRows.full(1));
 
         for (int cut = 0; cut < bytes.length; cut++) {
             byte[] truncated = Arrays.copyOf(bytes, cut);
-            assertThatThrownBy(() -> serializer.deserialize(1, truncated)).as("cut at %d", cut)
+            assertThatThrownBy(() -> serializer.deserialize(version, truncated)).as("cut at %d", cut)
                     .isInstanceOf(IOException.class);
         }
         byte[] badMarker = bytes.clone();
-        badMarker[8] = 7; // the null marker of "flag", after the key's eight bytes (a key is not null: no marker)
-        assertThatThrownBy(() -> serializer.deserialize(1, badMarker)).isInstanceOf(IOException.class)
+        badMarker[9] = 7; // the null marker of "flag", after the kind byte and the key's eight bytes (no marker)
+        assertThatThrownBy(() -> serializer.deserialize(version, badMarker)).isInstanceOf(IOException.class)
                 .hasMessage("corrupt row: null marker 7 in field 'flag'");
+        byte[] badKind = bytes.clone();
+        badKind[0] = 9;
+        assertThatThrownBy(() -> serializer.deserialize(version, badKind)).isInstanceOf(IOException.class)
+                .hasMessage("corrupt row: no row kind has the byte 9");
         byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
-        assertThatThrownBy(() -> serializer.deserialize(1, longer)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> serializer.deserialize(version, longer)).isInstanceOf(IOException.class)
                 .hasMessageContaining("trailing bytes");
-        assertThatThrownBy(() -> serializer.deserialize(2, bytes)).isInstanceOf(IOException.class)
-                .hasMessageContaining("version 2");
+        assertThatThrownBy(() -> serializer.deserialize(3, bytes)).isInstanceOf(IOException.class)
+                .hasMessageContaining("version 3");
     }
 
     @Test

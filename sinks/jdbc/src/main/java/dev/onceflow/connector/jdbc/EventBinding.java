@@ -19,6 +19,11 @@ record EventBinding(Columns names) implements RecordBinding<Event> {
     }
 
     @Override
+    public void bindKey(PreparedStatement statement, Event record) throws SQLException {
+        statement.setString(1, record.id());
+    }
+
+    @Override
     public void bind(PreparedStatement statement, Event record) throws SQLException {
         statement.setString(1, record.id());
         statement.setString(2, record.key());

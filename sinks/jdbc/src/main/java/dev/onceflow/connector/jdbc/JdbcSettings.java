@@ -13,7 +13,7 @@ import java.util.Optional;
  * shown: not by {@link #toString()}, not in logs or messages.
  */
 record JdbcSettings(SqlDialect dialect, String url, String table, String user, String password, int batchSize,
-        int poolSize, WriteMethod writeMethod, Optional<Duration> transactionTimeout, String committerTable,
+        int poolSize, WriteMethod writeMethod, WriteMode writeMode, Optional<Duration> transactionTimeout, String committerTable,
         CreateTable createTable) {
 
     /** Opens the pool of one subtask; {@code role} tells pools of one subtask apart in the server's activity view. */
@@ -62,6 +62,7 @@ record JdbcSettings(SqlDialect dialect, String url, String table, String user, S
     public String toString() {
         return "url=" + redactedUrl(url) + ", table=" + table + ", user=" + user + ", batchSize="
                 + batchSize + ", poolSize=" + poolSize + ", writeMethod=" + writeMethod
+                + (writeMode == WriteMode.UPSERT ? ", writeMode=UPSERT" : "")
                 + transactionTimeout.map(t -> ", transactionTimeout=" + t).orElse("");
     }
 }

@@ -98,6 +98,7 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
         private int batchSize = 1000;
         private int poolSize = 4;
         private WriteMethod writeMethod = WriteMethod.COPY;
+        private WriteMode writeMode = WriteMode.INSERT;
         private Duration transactionTimeout;
         private String committerTable = JdbcCheckpointCommitter.DEFAULT_TABLE;
         private CreateTable createTable = CreateTable.IF_MISSING;
@@ -132,6 +133,7 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
             rows.batchSize = batchSize;
             rows.poolSize = poolSize;
             rows.writeMethod = writeMethod;
+            rows.writeMode = writeMode;
             rows.transactionTimeout = transactionTimeout;
             rows.committerTable = committerTable;
             rows.createTable = createTable;
@@ -176,6 +178,16 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
         }
 
         /** COPY (default; PostgreSQL only, MariaDB always inserts) or batched INSERT; upserts always INSERT. */
+        /**
+         * What the exactly-once and write-ahead sinks do with rows: append them (the default), or
+         * apply inserts, updates and deletes by primary key (CHG-4). The idempotent sink always
+         * upserts.
+         */
+        public Builder<T> writeMode(WriteMode writeMode) {
+            this.writeMode = Objects.requireNonNull(writeMode, "writeMode");
+            return this;
+        }
+
         public Builder<T> writeMethod(WriteMethod writeMethod) {
             this.writeMethod = Objects.requireNonNull(writeMethod, "writeMethod");
             return this;
@@ -225,7 +237,7 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
             if (committerTable.equals(table)) {
                 throw new IllegalArgumentException("the committer table must differ from the sink's table " + table);
             }
-            return new JdbcSettings(SqlDialect.forUrl(url).orElseThrow(), url, table, user, password, batchSize, poolSize, writeMethod,
+            return new JdbcSettings(SqlDialect.forUrl(url).orElseThrow(), url, table, user, password, batchSize, poolSize, writeMethod, writeMode,
                     Optional.ofNullable(transactionTimeout), committerTable, createTable);
         }
 
@@ -241,6 +253,15 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
                 throw new IllegalArgumentException("pool-size " + poolSize + " is too small for mode exactly-once: the "
                         + "open transaction holds one connection while the previous checkpoint's commit needs another; "
                         + "set pool-size to 2 or more");
+            }
+            if (writeMode == WriteMode.UPSERT) {
+                // A prepared transaction keeps the rows it changed locked until its commit, and the
+                // commit runs on the task thread, which would wait on those locks to change the same
+                // key in the next checkpoint's transaction: a deadlock, not a slow commit.
+                throw new dev.onceflow.spi.factory.OptionException("write-mode upsert does not work with mode "
+                        + "exactly-once: a prepared transaction locks its rows until its commit, and the next "
+                        + "checkpoint's change of the same key would wait for it forever; use mode write-ahead "
+                        + "(exactly-once) or idempotent");
             }
             JdbcSettings settings = settings();
             return new JdbcSink<>(settings, binding(settings.dialect()));
@@ -273,8 +294,17 @@ public final class JdbcSink<T> implements TwoPhaseCommitSink<T, JdbcTransaction>
             return new JdbcUpsertSink<>(settings, binding);
         }
 
-        /** The sink of {@code mode}. */
+        /**
+         * The sink of {@code mode}.
+         *
+         * @throws dev.onceflow.spi.factory.OptionException for write mode upsert without a primary key
+         */
         public Sink<T> build(JdbcMode mode) {
+            if (writeMode == WriteMode.UPSERT && binding(SqlDialect.forUrl(url).orElseThrow()).keyColumns().isEmpty()) {
+                throw new dev.onceflow.spi.factory.OptionException("write-mode upsert applies changes by primary key, "
+                        + "and the input has none; declare one with 'primary-key' in the source's schema, or use "
+                        + "write-mode insert");
+            }
             return switch (mode) {
                 case EXACTLY_ONCE -> build();
                 case WRITE_AHEAD -> buildWriteAhead();

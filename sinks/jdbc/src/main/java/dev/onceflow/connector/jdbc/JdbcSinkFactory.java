@@ -67,6 +67,14 @@ public final class JdbcSinkFactory implements SinkFactory {
             .description("How rows are sent in the exactly-once and write-ahead modes on PostgreSQL: COPY (fastest) "
                     + "or batched INSERT. MariaDB always uses batched INSERT; the idempotent mode always upserts.");
 
+    public static final Option<WriteMode> WRITE_MODE = Option.enumOption("write-mode", WriteMode.class)
+            .defaultValue(WriteMode.INSERT)
+            .description("insert: every row is appended, and an update or delete fails the job; upsert: inserts and "
+                    + "updates are written as upserts by primary key (PostgreSQL INSERT ... ON CONFLICT DO UPDATE, "
+                    + "MariaDB INSERT ... ON DUPLICATE KEY UPDATE), deletes delete the row of their key. Upsert "
+                    + "needs a primary key and mode write-ahead or idempotent (the idempotent mode always upserts and "
+                    + "applies deletes).");
+
     public static final Option<String> ID_COLUMN = column("id");
     public static final Option<String> KEY_COLUMN = column("key");
     public static final Option<String> COUNT_COLUMN = column("count");
@@ -139,8 +147,14 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     @Override
     public List<Option<?>> options() {
-        return List.of(URL, USER, PASSWORD, TABLE, MODE, WRITE_METHOD, COLUMNS, CREATE_TABLE, ID_COLUMN, KEY_COLUMN,
+        return List.of(URL, USER, PASSWORD, TABLE, MODE, WRITE_MODE, WRITE_METHOD, COLUMNS, CREATE_TABLE, ID_COLUMN, KEY_COLUMN,
                 COUNT_COLUMN, PAYLOAD_COLUMN, BATCH_SIZE, POOL_SIZE, TRANSACTION_TIMEOUT, COMMITTER_TABLE);
+    }
+
+    /** Upsert write mode and the idempotent mode apply changes by primary key (CHG-4). */
+    @Override
+    public boolean acceptsChanges(OptionValues options) {
+        return options.get(WRITE_MODE) == WriteMode.UPSERT || options.get(MODE) == JdbcMode.IDEMPOTENT;
     }
 
     /** The sink of rows: every field into its column (ROW-4). */
@@ -196,6 +210,7 @@ public final class JdbcSinkFactory implements SinkFactory {
 
     private static JdbcSink.Builder<Event> configured(JdbcSink.Builder<Event> builder, OptionValues options) {
         builder.writeMethod(options.get(WRITE_METHOD))
+                .writeMode(options.get(WRITE_MODE))
                 .batchSize(options.get(BATCH_SIZE))
                 .poolSize(options.get(POOL_SIZE))
                 .committerTable(options.get(COMMITTER_TABLE))

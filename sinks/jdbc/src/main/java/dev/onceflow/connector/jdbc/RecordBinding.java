@@ -1,5 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
+import dev.onceflow.spi.row.RowKind;
 import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -23,6 +24,14 @@ sealed interface RecordBinding<T> permits EventBinding, RowBinding {
 
     /** Sets parameters 1 to {@code columns().size()} of {@code statement} to the record's values. */
     void bind(PreparedStatement statement, T record) throws SQLException;
+
+    /** Sets parameters 1 to {@code keyColumns().size()} of {@code statement} to the record's key values. */
+    void bindKey(PreparedStatement statement, T record) throws SQLException;
+
+    /** What the record says about the row of its key (CHG-4); events are always inserts. */
+    default RowKind kind(T record) {
+        return RowKind.INSERT;
+    }
 
     /** Appends the record as one line of PostgreSQL's COPY text format, with its final line feed. */
     void appendCopy(StringBuilder out, T record);

@@ -4,6 +4,7 @@ import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.row.TextValues;
 import java.math.BigDecimal;
@@ -105,25 +106,40 @@ final class RowBinding implements RecordBinding<Row> {
     @Override
     public void bind(PreparedStatement statement, Row row) throws SQLException {
         for (int i = 0; i < types.length; i++) {
-            Object value = row.get(i);
-            int parameter = i + 1;
-            if (value == null) {
-                statement.setNull(parameter, sqlType(types[i]));
-                continue;
-            }
-            switch (types[i].kind()) {
-                case BOOLEAN -> statement.setBoolean(parameter, (Boolean) value);
-                case INT -> statement.setInt(parameter, (Integer) value);
-                case LONG -> statement.setLong(parameter, (Long) value);
-                case FLOAT -> statement.setFloat(parameter, (Float) value);
-                case DOUBLE -> statement.setDouble(parameter, (Double) value);
-                case DECIMAL -> statement.setBigDecimal(parameter, (BigDecimal) value);
-                case STRING -> statement.setString(parameter, (String) value);
-                case BYTES -> statement.setBytes(parameter, (byte[]) value);
-                case DATE, TIME, TIMESTAMP -> statement.setObject(parameter, value);
-                case TIMESTAMP_TZ -> statement.setObject(parameter, dialect.instant((Instant) value));
-                case ROW, ARRAY, MAP -> throw new IllegalStateException("nested field " + schema.field(i).name());
-            }
+            bind(statement, i + 1, i, row.get(i));
+        }
+    }
+
+    @Override
+    public void bindKey(PreparedStatement statement, Row row) throws SQLException {
+        for (int k = 0; k < keyPositions.length; k++) {
+            bind(statement, k + 1, keyPositions[k], row.get(keyPositions[k]));
+        }
+    }
+
+    @Override
+    public RowKind kind(Row row) {
+        return row.kind();
+    }
+
+    /** Sets {@code parameter} to {@code value} of the field at position {@code i}. */
+    private void bind(PreparedStatement statement, int parameter, int i, Object value) throws SQLException {
+        if (value == null) {
+            statement.setNull(parameter, sqlType(types[i]));
+            return;
+        }
+        switch (types[i].kind()) {
+            case BOOLEAN -> statement.setBoolean(parameter, (Boolean) value);
+            case INT -> statement.setInt(parameter, (Integer) value);
+            case LONG -> statement.setLong(parameter, (Long) value);
+            case FLOAT -> statement.setFloat(parameter, (Float) value);
+            case DOUBLE -> statement.setDouble(parameter, (Double) value);
+            case DECIMAL -> statement.setBigDecimal(parameter, (BigDecimal) value);
+            case STRING -> statement.setString(parameter, (String) value);
+            case BYTES -> statement.setBytes(parameter, (byte[]) value);
+            case DATE, TIME, TIMESTAMP -> statement.setObject(parameter, value);
+            case TIMESTAMP_TZ -> statement.setObject(parameter, dialect.instant((Instant) value));
+            case ROW, ARRAY, MAP -> throw new IllegalStateException("nested field " + schema.field(i).name());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.onceflow.connector.jdbc;
 
+import dev.onceflow.spi.row.RowKind;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ import org.postgresql.copy.CopyManager;
 
 /**
  * Sends rows into the current transaction of one connection, a batch at a time, by COPY
- * (PostgreSQL), batched INSERT or batched upsert. Never commits: the caller owns the transaction. Not thread-safe; used
+ * (PostgreSQL), batched INSERT or batched upsert and delete (CHG-4). Never commits: the caller owns the transaction. Not thread-safe; used
  * by one thread at a time: the writer's task thread while the transaction is open, then its
  * prepare thread, which sends the last batch.
  *
@@ -29,13 +30,18 @@ final class RowWriter<T> implements AutoCloseable {
     private final JdbcSettings settings;
     private final RecordBinding<T> binding;
     private final TransactionAbort abort;
+    /** Whether rows are upserted and deleted by key (CHG-4) rather than appended. */
     private final boolean upsert;
+    /** Whether each batch is committed on its own and retried after a deadlock (the idempotent mode). */
+    private final boolean commitEachBatch;
     /** Upsert batches retried after a deadlock before the job fails. */
     private static final int MAX_UPSERT_ATTEMPTS = 5;
 
     private final String statementSql;
+    private final String deleteSql;
     private final List<T> pending = new ArrayList<>();
     private PreparedStatement statement;
+    private PreparedStatement delete;
     private long rows;
 
     /** Ends the caller's transaction without committing, after a failed batch. */
@@ -47,30 +53,43 @@ final class RowWriter<T> implements AutoCloseable {
     /**
      * @param connection a connection inside the transaction the rows join
      * @param binding the records' columns and values
-     * @param upsert overwrite rows with the same key instead of inserting (INSERT ... ON CONFLICT);
-     *     each upsert batch is then committed on its own, in id order, and retried when the database
-     *     rolls it back as a deadlock victim
+     * @param idempotent overwrite rows with the same key instead of inserting (INSERT ... ON
+     *     CONFLICT), each batch committed on its own, in key order, and retried when the database
+     *     rolls it back as a deadlock victim; without it, rows are upserted in the caller's
+     *     transaction if the settings' write mode is upsert, else appended
      * @param abort how to end that transaction when a batch fails
      */
-    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean upsert,
+    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean idempotent,
             TransactionAbort abort) {
         this.connection = connection;
         this.settings = settings;
         this.binding = binding;
-        this.upsert = upsert;
+        this.upsert = idempotent || settings.writeMode() == WriteMode.UPSERT;
+        this.commitEachBatch = idempotent;
         this.abort = abort;
         SqlDialect dialect = settings.dialect();
         this.statementSql = upsert ? dialect.upsert(settings.table(), binding.columns(), binding.keyColumns())
                 : dialect.insert(settings.table(), binding.columns());
+        this.deleteSql = upsert ? dialect.delete(settings.table(), binding.keyColumns()) : null;
     }
 
     /** For a connection in a local transaction (auto-commit off). */
-    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean upsert) {
-        this(connection, settings, binding, upsert, connection::rollback);
+    RowWriter(Connection connection, JdbcSettings settings, RecordBinding<T> binding, boolean idempotent) {
+        this(connection, settings, binding, idempotent, connection::rollback);
     }
 
-    /** Buffers one row, sending the batch when it reaches the batch size. */
+    /**
+     * Buffers one row, sending the batch when it reaches the batch size.
+     *
+     * @throws IllegalStateException for a row that is not an insert when rows are appended: an
+     *     update or delete appended as a new row would be silently wrong (CHG-3)
+     */
     void add(T record) throws SQLException {
+        if (!upsert && binding.kind(record) != RowKind.INSERT) {
+            throw new IllegalStateException("sink 'jdbc' appends rows to table " + settings.table() + " and was given a "
+                    + binding.kind(record) + " row, " + binding.describe(record) + "; set write-mode: upsert to apply "
+                    + "updates and deletes by primary key");
+        }
         pending.add(record);
         if (pending.size() >= settings.batchSize()) {
             flush();
@@ -85,17 +104,19 @@ final class RowWriter<T> implements AutoCloseable {
         List<T> batch = upsert ? lastPerKey(pending) : pending;
         for (int attempt = 1; ; attempt++) {
             try {
-                if (!upsert && settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
+                if (upsert) {
+                    executeChanges(batch);
+                } else if (settings.writeMethod() == WriteMethod.COPY && settings.dialect().supportsCopy()) {
                     copy(batch);
                 } else {
                     executeBatch(batch);
                 }
-                if (upsert) {
+                if (commitEachBatch) {
                     connection.commit();
                 }
                 break;
             } catch (SQLException e) {
-                if (!upsert || attempt >= MAX_UPSERT_ATTEMPTS || !isTransient(e)) {
+                if (!commitEachBatch || attempt >= MAX_UPSERT_ATTEMPTS || !isTransient(e)) {
                     throw badRow(e, batch);
                 }
                 // Two subtasks' upserts can deadlock on InnoDB's gap locks (measured on MariaDB): the
@@ -156,6 +177,39 @@ final class RowWriter<T> implements AutoCloseable {
         statement.executeBatch();
     }
 
+    /**
+     * Upserts the batch's inserts and updates, then deletes its deletes. {@code batch} holds each
+     * key once, its last change ({@link #lastPerKey}), so no key has a change in both statements
+     * and the order between them cannot undo a later change of a key (CHG-5).
+     */
+    private void executeChanges(List<T> batch) throws SQLException {
+        boolean upserts = false;
+        boolean deletes = false;
+        for (T record : batch) {
+            if (binding.kind(record) == RowKind.DELETE) {
+                if (delete == null) {
+                    delete = connection.prepareStatement(deleteSql);
+                }
+                binding.bindKey(delete, record);
+                delete.addBatch();
+                deletes = true;
+            } else {
+                if (statement == null) {
+                    statement = connection.prepareStatement(statementSql);
+                }
+                binding.bind(statement, record);
+                statement.addBatch();
+                upserts = true;
+            }
+        }
+        if (upserts) {
+            statement.executeBatch();
+        }
+        if (deletes) {
+            delete.executeBatch();
+        }
+    }
+
     private void copy(List<T> batch) throws SQLException {
         StringBuilder text = new StringBuilder(batch.size() * 48);
         for (T record : batch) {
@@ -173,12 +227,16 @@ final class RowWriter<T> implements AutoCloseable {
 
     /**
      * One multi-row upsert must not touch a row twice (PostgreSQL refuses it): keep each key's last
-     * record. In key order, so that concurrent writers lock rows in the same order.
+     * record, which also keeps each key's changes in order (CHG-5). An {@code UPDATE_BEFORE} is
+     * left out: its {@code UPDATE_AFTER} says what the row becomes (CHG-4). In key order, so that
+     * concurrent writers lock rows in the same order.
      */
     private List<T> lastPerKey(List<T> records) {
         Map<List<Comparable<?>>, T> last = new java.util.TreeMap<>(RecordBinding.KEY_ORDER);
         for (T record : records) {
-            last.put(binding.key(record), record);
+            if (binding.kind(record) != RowKind.UPDATE_BEFORE) {
+                last.put(binding.key(record), record);
+            }
         }
         return new ArrayList<>(last.values());
     }
@@ -196,11 +254,18 @@ final class RowWriter<T> implements AutoCloseable {
             abort.abort();
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
-            try (PreparedStatement single = connection.prepareStatement(statementSql)) {
+            try (PreparedStatement single = connection.prepareStatement(statementSql);
+                    PreparedStatement singleDelete = upsert ? connection.prepareStatement(deleteSql) : null) {
                 for (int i = 0; i < batch.size(); i++) {
-                    binding.bind(single, batch.get(i));
+                    boolean isDelete = binding.kind(batch.get(i)) == RowKind.DELETE;
+                    PreparedStatement one = isDelete ? singleDelete : single;
+                    if (isDelete) {
+                        binding.bindKey(one, batch.get(i));
+                    } else {
+                        binding.bind(one, batch.get(i));
+                    }
                     try {
-                        single.executeUpdate();
+                        one.executeUpdate();
                     } catch (SQLException e) {
                         culprit = binding.describe(batch.get(i)) + " (record " + (i + 1) + " of a batch of "
                                 + batch.size() + ")";
@@ -226,8 +291,10 @@ final class RowWriter<T> implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         pending.clear();
-        if (statement != null) {
-            statement.close();
+        try (PreparedStatement closedLast = delete) {
+            if (statement != null) {
+                statement.close();
+            }
         }
     }
 }

@@ -107,6 +107,15 @@ sealed interface SqlDialect permits PostgresDialect, MariaDbDialect {
                 + String.join(", ", java.util.Collections.nCopies(columns.size(), "?")) + ")";
     }
 
+    /** A delete of the row whose {@code keyColumns} have the values of parameters 1 to n (CHG-4). */
+    default String delete(String table, List<String> keyColumns) {
+        StringBuilder where = new StringBuilder();
+        for (String column : keyColumns) {
+            where.append(where.length() == 0 ? "" : " AND ").append(quote(column)).append(" = ?");
+        }
+        return "DELETE FROM " + quote(table) + " WHERE " + where;
+    }
+
     /** {@code CREATE TABLE IF NOT EXISTS} for the write-ahead mode's markers. */
     String createCommitterTable(String table);
 
