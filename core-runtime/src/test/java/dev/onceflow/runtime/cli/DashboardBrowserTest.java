@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The page at {@code GET /}, rendered by a real headless Chromium: after a bounded job, opened at
  * the address with the token, each chart has exactly one point per completed checkpoint, in order,
- * and the status line shows the job's counts; without the right token it shows nothing of the job. Needs {@code /usr/bin/chromium} (Debian's {@code chromium}; {@code .ci/run} installs it)
+ * and the status line shows the job's counts; without the right token it shows nothing of the job. Needs {@code /usr/bin/chromium} (Debian's {@code chromium}; {@code bin/test} installs it)
  * or {@code ONCEFLOW_CHROMIUM}; without it the test fails rather than skips, so CI cannot pass
  * without having run it.
  */

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 /**
  * A real MariaDB server for tests: the machine's {@code mariadbd} (Debian's {@code mariadb-server}
- * package; {@code .ci/run} installs it when missing), on a data directory of its own and a free
+ * package; {@code bin/test} installs it when missing), on a data directory of its own and a free
  * port on 127.0.0.1, with a database {@code onceflow}. Access control is off (tests only).
  *
  * <pre>{@code
@@ -144,7 +144,7 @@ public final class MariaDbServer implements AutoCloseable {
             }
         }
         throw new IllegalStateException(name + " not found (looked in " + String.join(", ", candidates)
-                + "): install MariaDB, e.g. apt-get install mariadb-server (.ci/run does it)");
+                + "): install MariaDB, e.g. apt-get install mariadb-server (bin/test does it)");
     }
 
     private static boolean isRoot() {
