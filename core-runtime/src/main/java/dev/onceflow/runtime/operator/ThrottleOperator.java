@@ -4,9 +4,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Passes records on at no more than a fixed rate, so that any source, however fast, feeds a job
- * slowly enough for crash tests to hit it while it runs. Each record waits until its time: a
- * barrier or notification behind it on the task's mailbox waits at most one record's interval
- * (10 ms at 100 records per second per subtask).
+ * slowly enough for crash tests to hit it while it runs. Each record waits until its time, on the
+ * task thread: a barrier or notification on the task's mailbox waits for the records ahead of it.
+ * Chained behind a source that hands over a batch per poll (the Kafka source: up to 500 records),
+ * that is the whole batch, 5 s at 100 records per second per subtask.
  */
 public final class ThrottleOperator<T> extends StreamOperator<T> {
 

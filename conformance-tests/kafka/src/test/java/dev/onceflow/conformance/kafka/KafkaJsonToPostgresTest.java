@@ -46,6 +46,13 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaJsonToPostgresTest {
 
     private static final int ORDERS = 3_000;
+    /**
+     * Payments of the by-position case, read at 1,000 per second and subtask: 10 s of input. The
+     * Kafka source hands over up to 500 records per poll and the chained throttle spaces them, so a
+     * barrier can wait half a second behind a poll; the halt at the third barrier still comes with
+     * most of the input unread, also on a busy machine.
+     */
+    private static final long RECORDS = 20_000;
     /** Which commit the first run halts before, per attempt. */
     private static final int[] HALT_AT = {9, 3, 15};
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -139,7 +146,7 @@ class KafkaJsonToPostgresTest {
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
             Map<Long, Future<RecordMetadata>> sends = new HashMap<>();
-            for (long i = 0; i < 2_000; i++) {
+            for (long i = 0; i < RECORDS; i++) {
                 String value = JSON.writeValueAsString(Map.of("payer", customer(i), "amount", amount(i)));
                 sends.put(i, producer.send(new ProducerRecord<>("payments", (int) (i % 2), null, value)));
             }
@@ -164,7 +171,7 @@ class KafkaJsonToPostgresTest {
                       payer: string not null
                       amount: decimal(10, 2) not null
                 steps:
-                  - {type: throttle, options: {rows-per-second: 200}}
+                  - {type: throttle, options: {rows-per-second: 2000}}
                 sink:
                   type: jdbc
                   options:
@@ -180,11 +187,11 @@ class KafkaJsonToPostgresTest {
         Files.writeString(job, yaml);
 
         JobProcess crashed = JobProcess.start(job, "latest",
-                JobProcess.Faults.haltAt(FaultPoints.SOURCE_BEFORE_BARRIER + "@3"), dir.resolve("crash.log"));
+                JobProcess.Faults.haltAt(FaultPoints.SOURCE_BEFORE_BARRIER + "@6"), dir.resolve("crash.log"));
         assertThat(crashed.await(3)).as("halted at the fault point; log:\n%s", crashed.tail())
                 .isEqualTo(FaultPoints.HALT_EXIT_CODE);
         long beforeResume = count("SELECT count(*) FROM payments_by_position");
-        assertThat(beforeResume).as("the crash came mid-run; log:\n%s", crashed.tail()).isBetween(1L, 1_999L);
+        assertThat(beforeResume).as("the crash came mid-run; log:\n%s", crashed.tail()).isBetween(1L, RECORDS - 1);
         JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
         assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
 
