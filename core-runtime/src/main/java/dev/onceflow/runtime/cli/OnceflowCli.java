@@ -104,10 +104,17 @@ public final class OnceflowCli {
         }
     }
 
+    /**
+     * The connectors of the classpath and of the plugins directory ({@code --plugins}, else
+     * {@code $ONCEFLOW_PLUGINS}, else {@code plugins}). Makes their context class loader this
+     * thread's, so that every thread the job starts from here inherits it.
+     */
     static Connectors connectors(Path plugins) throws java.io.IOException {
         Path dir = plugins != null ? plugins
                 : System.getenv("ONCEFLOW_PLUGINS") != null ? Path.of(System.getenv("ONCEFLOW_PLUGINS")) : Path.of("plugins");
-        return Connectors.discover(dir);
+        Connectors connectors = Connectors.discover(dir);
+        Thread.currentThread().setContextClassLoader(connectors.contextClassLoader());
+        return connectors;
     }
 
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs a job file until its sources end (or forever for unbounded ones).")
@@ -351,11 +358,16 @@ public final class OnceflowCli {
         }
     }
 
-    @Command(name = "connectors", mixinStandardHelpOptions = true, description = "Lists the connectors and formats found and their options.")
+    @Command(name = "connectors", mixinStandardHelpOptions = true,
+            description = "Lists the connectors and formats found, where each came from, and their options.")
     static final class ListConnectors implements Callable<Integer> {
 
         @CommandLine.Option(names = "--plugins", paramLabel = "DIR", description = "Directory of connector jars.")
         Path plugins;
+
+        @CommandLine.Parameters(arity = "0..1", paramLabel = "NAME",
+                description = "Shows only the connectors and formats of this name.")
+        String name;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -364,19 +376,37 @@ public final class OnceflowCli {
         public Integer call() throws Exception {
             Connectors connectors = connectors(plugins);
             PrintWriter out = spec.commandLine().getOut();
-            connectors.sources().forEach((id, f) -> print(out, "source", id, f.description(), f.options()));
-            connectors.sinks().forEach((id, f) -> print(out, "sink", id, f.description(), f.options()));
-            connectors.formats().forEach((id, f) -> print(out, "format", id, f.description(), f.options()));
+            int shown = print(out, connectors, "source", connectors.sources(), f -> f.description(), f -> f.options())
+                    + print(out, connectors, "sink", connectors.sinks(), f -> f.description(), f -> f.options())
+                    + print(out, connectors, "format", connectors.formats(), f -> f.description(), f -> f.options());
+            if (name != null && shown == 0) {
+                spec.commandLine().getErr().println("onceflow: no connector or format '" + name + "'; available: "
+                        + String.join(", ", new java.util.TreeSet<>(java.util.stream.Stream.of(
+                                connectors.sources().keySet(), connectors.sinks().keySet(),
+                                connectors.formats().keySet()).flatMap(java.util.Set::stream).toList())));
+                return 2;
+            }
             return 0;
         }
 
-        private static void print(PrintWriter out, String kind, String id, String description, List<Option<?>> options) {
-            out.printf("%s %s: %s%n", kind, id, description);
-            for (Option<?> o : options) {
-                out.printf("    %-22s %-9s %s%s%n", o.key(), o.typeName(),
-                        o.isRequired() ? "(required) " : o.defaultText().map(v -> "(default " + v + ") ").orElse(""),
-                        o.description());
+        private <F> int print(PrintWriter out, Connectors connectors, String kind, java.util.Map<String, F> factories,
+                java.util.function.Function<F, String> description, java.util.function.Function<F, List<Option<?>>> options) {
+            int shown = 0;
+            for (var entry : factories.entrySet()) {
+                if (name != null && !name.equals(entry.getKey())) {
+                    continue;
+                }
+                F factory = entry.getValue();
+                out.printf("%s %s: %s (from %s)%n", kind, entry.getKey(), description.apply(factory),
+                        connectors.origin(factory));
+                for (Option<?> o : options.apply(factory)) {
+                    out.printf("    %-22s %-9s %s%s%n", o.key(), o.typeName(),
+                            o.isRequired() ? "(required) " : o.defaultText().map(v -> "(default " + v + ") ").orElse(""),
+                            o.description());
+                }
+                shown++;
             }
+            return shown;
         }
     }
 

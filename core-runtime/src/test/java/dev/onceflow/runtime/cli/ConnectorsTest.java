@@ -21,7 +21,7 @@ class ConnectorsTest {
 
         assertThatThrownBy(() -> connectors.format("yaml", Map.of(), "source 'kafka' key-format"))
                 .isInstanceOf(OptionException.class)
-                .hasMessage("source 'kafka' key-format: no format 'yaml' on the classpath or in plugins/; available: "
+                .hasMessage("source 'kafka' key-format: no format 'yaml' on the classpath; available: "
                         + "event, json");
         assertThatThrownBy(() -> connectors.format("json", Map.of("quote", "x"), "source 'kafka' key-format"))
                 .isInstanceOf(OptionException.class)

@@ -78,7 +78,7 @@ class JobFileLoaderTest {
     @Test
     void aFormatIsFoundByNameAndItsOptionsAreChecked() throws Exception {
         assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n", "  type: filesystem\n  format: yaml\n")))
-                .contains(": sink 'filesystem': no format 'yaml' on the classpath or in plugins/; available: event, json");
+                .contains(": sink 'filesystem': no format 'yaml' on the classpath; available: event, json");
         assertThat(errorFor(JobFiles.validWith(dir, "  type: filesystem\n",
                 "  type: filesystem\n  format: {type: event, options: {quote: x}}\n")))
                 .contains(": sink 'filesystem' format 'event': unknown option 'quote'");
