@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 
 /**
@@ -178,6 +179,25 @@ public final class ConformanceCase {
         return new AssertionError("[" + rule.id() + "] " + rule.statement() + "\n  case: " + name + "\n  faults: "
                 + String.join(", ", faults) + "\n  found: " + found + "\n  first exception in the job log: "
                 + firstException() + "\n  check: " + rule.hint() + "\n  job log: " + log());
+    }
+
+    /**
+     * Errors the case (it proves nothing, so it neither passes nor names a rule) unless the job's log
+     * shows that a task aligned checkpoint {@code checkpoint} with records behind its first
+     * barriers, which Onceflow's runtime reports when a stall is armed: a skew case whose stall held
+     * nothing back has not tested barrier alignment.
+     */
+    public void requireRecordsBehindBarriers(long checkpoint) throws IOException {
+        Pattern report = Pattern.compile("checkpoint " + checkpoint + " aligned at \\S+ after \\d+ ms: (\\d+) records");
+        List<String> alignments = Files.readAllLines(log()).stream().filter(line -> report.matcher(line).find())
+                .map(String::strip).toList();
+        boolean skewed = alignments.stream().map(report::matcher)
+                .anyMatch(m -> m.find() && Long.parseLong(m.group(1)) > 0);
+        if (!skewed) {
+            throw new AssertionError("[" + name + "] inconclusive: no task aligned checkpoint " + checkpoint
+                    + " with records behind its first barriers, so the stall tested no alignment; alignments "
+                    + "reported: " + alignments + "\n  job log: " + log());
+        }
     }
 
     /**

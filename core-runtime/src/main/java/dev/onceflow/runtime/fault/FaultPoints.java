@@ -49,6 +49,7 @@ public final class FaultPoints {
     private static final String SPEC = readSpec("onceflow.fault", "ONCEFLOW_FAULT");
     private static final String DELAY_SPEC = readSpec("onceflow.fault.delay", "ONCEFLOW_FAULT_DELAY");
     private static final boolean ARMED = SPEC != null || DELAY_SPEC != null;
+    private static final boolean STALL_ARMED = DELAY_SPEC != null;
     private static final String ARMED_NAME;
     private static final int ARMED_OCCURRENCE;
     private static final AtomicInteger HITS = new AtomicInteger();
@@ -93,7 +94,22 @@ public final class FaultPoints {
     private FaultPoints() {
     }
 
-    /** Halts the JVM if {@code point} is the armed point and this is its armed occurrence. */
+    /**
+     * Whether a stall is armed. A stall skews the barriers of a checkpoint, and the runtime then
+     * {@linkplain #report reports} what the skew did, so that a test can tell a case that exercised
+     * barrier alignment from one whose stall happened to hold nothing back.
+     */
+    public static boolean stallArmed() {
+        return STALL_ARMED;
+    }
+
+    /** Writes {@code line} to standard error for the test that armed a stall; nothing otherwise. */
+    public static void report(String line) {
+        if (STALL_ARMED) {
+            System.err.println("onceflow: " + line);
+        }
+    }
+
     /**
      * The records of a write-ahead segment as handed to the sink: the first one the sink takes
      * reaches {@link #SINK_WAL_MID_SEND}. Disarmed, {@code values} itself.
@@ -124,6 +140,7 @@ public final class FaultPoints {
         };
     }
 
+    /** Halts the JVM if {@code point} is the armed point and this is its armed occurrence. */
     public static void reach(String point) {
         if (ARMED) {
             armed(point);

@@ -2,6 +2,7 @@ package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.checkpoint.CheckpointBarrier;
 import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.fault.FaultPoints;
 import java.util.Arrays;
 
 /**
@@ -12,6 +13,12 @@ import java.util.Arrays;
  * snapshot. AT_LEAST_ONCE only counts: it keeps reading every channel and snapshots when the last
  * barrier arrives, so the snapshot may include records after the barrier, which a restore replays.
  * A newer barrier cancels an unfinished alignment (its checkpoint was aborted or superseded).
+ *
+ * <p>When a test has armed a stall ({@link FaultPoints#stallArmed()}), each alignment of a task
+ * with several channels is reported with the number of records that arrived behind its first
+ * barriers before the last one: held back on blocked channels (aligned) or processed into the
+ * snapshot (not aligned). A case that skews barriers on purpose checks that this was not zero,
+ * so that it never passes without having tested alignment.
  */
 final class BarrierAligner {
 
@@ -21,6 +28,7 @@ final class BarrierAligner {
     }
 
     private final InputGate gate;
+    private final String task;
     private final boolean align;
     private final boolean[] seen;
     private final boolean[] ended;
@@ -28,9 +36,12 @@ final class BarrierAligner {
     private int count;
     private long alignmentStartNanos;
     private long lastAlignmentNanos;
+    /** Records processed from channels whose barrier arrived, during the current alignment (reported only). */
+    private long processedBehind;
 
-    BarrierAligner(InputGate gate, CheckpointingMode mode) {
+    BarrierAligner(InputGate gate, CheckpointingMode mode, String task) {
         this.gate = gate;
+        this.task = task;
         this.align = mode == CheckpointingMode.EXACTLY_ONCE;
         this.seen = new boolean[gate.channelCount()];
         this.ended = new boolean[gate.channelCount()];
@@ -55,9 +66,32 @@ final class BarrierAligner {
             return;
         }
         lastAlignmentNanos = System.nanoTime() - alignmentStartNanos;
+        if (FaultPoints.stallArmed() && seen.length > 1) {
+            report(id);
+        }
         reset();
         count = 0;
         handler.onAligned(barrier);
+    }
+
+    /** {@code count} records of {@code channel} are about to be processed. */
+    void onRecords(int channel, int count) {
+        if (FaultPoints.stallArmed() && this.count > 0 && seen[channel]) {
+            processedBehind += count;
+        }
+    }
+
+    private void report(long id) {
+        long held = 0;
+        for (int i = 0; i < seen.length; i++) {
+            if (seen[i] && align) {
+                held += gate.queuedRecords(i);
+            }
+        }
+        FaultPoints.report("checkpoint " + id + " aligned at " + task + " after "
+                + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(lastAlignmentNanos) + " ms: "
+                + (held + processedBehind) + " records arrived behind its first barriers (" + held + " held back, "
+                + processedBehind + " processed)");
     }
 
     void onEnd(int channel) {
@@ -80,6 +114,7 @@ final class BarrierAligner {
     private void reset() {
         Arrays.fill(seen, false);
         count = 0;
+        processedBehind = 0;
         if (align) {
             gate.unblockAll();
         }

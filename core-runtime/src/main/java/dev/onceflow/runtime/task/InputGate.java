@@ -111,6 +111,22 @@ public final class InputGate {
         }
     }
 
+    /** The number of records queued on {@code channel}. */
+    public int queuedRecords(int channel) {
+        lock.lock();
+        try {
+            int records = 0;
+            for (StreamElement element : channels[channel]) {
+                if (element instanceof StreamElement.Records batch) {
+                    records += batch.records().size();
+                }
+            }
+            return records;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public void block(int channel) {
         lock.lock();
         try {

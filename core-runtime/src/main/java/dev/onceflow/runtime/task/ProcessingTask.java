@@ -35,7 +35,7 @@ public final class ProcessingTask extends Task {
         if (unalignedCheckpoints && inFlightRecords == null) {
             throw new IllegalArgumentException("unaligned checkpoints of " + stageName + " need a record serializer");
         }
-        this.aligner = new BarrierAligner(gate, mode);
+        this.aligner = new BarrierAligner(gate, mode, stageName + "[" + subtask + "]");
         this.recorder = unalignedCheckpoints ? new InFlightRecorder(gate.channelCount()) : null;
         this.inFlightRecords = inFlightRecords;
         if (secondInputChannel < gate.channelCount() && !(chain.get(0) instanceof TwoInputStreamOperator)) {
@@ -137,6 +137,7 @@ public final class ProcessingTask extends Task {
                     recorder.onRecords(polled.channel(), batch);
                 }
                 List<Object> list = batch.records();
+                aligner.onRecords(polled.channel(), list.size());
                 if (polled.channel() < secondInputChannel) {
                     for (int i = 0; i < list.size(); i++) {
                         time.setTimestamp(batch.timestamp(i));

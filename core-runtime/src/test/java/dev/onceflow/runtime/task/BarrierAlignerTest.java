@@ -43,7 +43,7 @@ class BarrierAlignerTest {
     @Test
     void exactlyOnceBlocksEachChannelFromItsBarrierUntilAllBarriersArrived() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         assertThat(readableChannels(gate)).containsExactly(0, 1, 2);
 
         aligner.onBarrier(0, barrier(1), handler);
@@ -61,7 +61,7 @@ class BarrierAlignerTest {
     @Test
     void atLeastOnceNeverBlocksAndSnapshotsAtTheLastBarrier() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE, "test");
 
         aligner.onBarrier(0, barrier(1), handler);
         assertThat(readableChannels(gate)).containsExactly(0, 1, 2);
@@ -77,7 +77,7 @@ class BarrierAlignerTest {
     @Test
     void consecutiveCheckpointsAlignOneAfterTheOther() throws Exception {
         InputGate gate = new InputGate(2, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
 
         for (long id = 1; id <= 3; id++) {
             aligner.onBarrier(1, barrier(id), handler);
@@ -92,7 +92,7 @@ class BarrierAlignerTest {
     @Test
     void aNewerBarrierCancelsAnUnfinishedAlignment() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         aligner.onBarrier(0, barrier(1), handler);
         assertThat(readableChannels(gate)).containsExactly(1, 2);
 
@@ -113,7 +113,7 @@ class BarrierAlignerTest {
     @Test
     void barriersOfACompletedAlignmentThatArriveAgainAreIgnored() throws Exception {
         InputGate gate = new InputGate(2, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         aligner.onBarrier(0, barrier(4), handler);
         aligner.onBarrier(1, barrier(4), handler);
 
@@ -127,7 +127,7 @@ class BarrierAlignerTest {
     @Test
     void aSecondBarrierOnTheSameChannelDoesNotCountTwice() throws Exception {
         InputGate gate = new InputGate(2, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE, "test");
 
         aligner.onBarrier(0, barrier(1), handler);
         aligner.onBarrier(0, barrier(1), handler);
@@ -140,7 +140,7 @@ class BarrierAlignerTest {
     @Test
     void abortingTheCheckpointReleasesBlockedChannelsAndIgnoresItsRemainingBarriers() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         aligner.onBarrier(0, barrier(1), handler);
         aligner.onBarrier(1, barrier(1), handler);
 
@@ -160,7 +160,7 @@ class BarrierAlignerTest {
     @Test
     void abortingAnotherCheckpointDoesNotDisturbTheCurrentAlignment() throws Exception {
         InputGate gate = new InputGate(2, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         aligner.onBarrier(0, barrier(5), handler);
 
         aligner.abort(4);
@@ -173,7 +173,7 @@ class BarrierAlignerTest {
     @Test
     void endedChannelsAreNotWaitedFor() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
         aligner.onEnd(2);
 
         aligner.onBarrier(0, barrier(1), handler);
@@ -186,7 +186,7 @@ class BarrierAlignerTest {
     @Test
     void aSingleChannelAlignsAtOnce() throws Exception {
         InputGate gate = new InputGate(1, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.EXACTLY_ONCE, "test");
 
         aligner.onBarrier(0, barrier(1), handler);
 
@@ -203,7 +203,7 @@ class BarrierAlignerTest {
     @Test
     void aChannelThatEndsAfterItsBarrierIsNotCountedTwice() throws Exception {
         InputGate gate = new InputGate(3, 16);
-        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE);
+        BarrierAligner aligner = new BarrierAligner(gate, CheckpointingMode.AT_LEAST_ONCE, "test");
         aligner.onBarrier(0, barrier(1), handler);
         aligner.onEnd(0);
 
