@@ -1,5 +1,7 @@
 package dev.onceflow.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.record.Event;
 import java.util.LinkedHashMap;
@@ -236,19 +238,40 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
     }
 
     /**
-     * EO-6: the job runs to its end, then the user starts it afresh against the same destination
-     * after deleting its checkpoints (a new checkpoint directory: checkpoint ids, and the
-     * transaction ids, markers and names derived from them, start again at 1), with the same job
-     * name and sink uid, on ids {@code rows..2*rows-1}. Every id of the second run must be there
-     * once, and the first run's committed output exactly as it was: a sink that takes the first
-     * run's commit marker for its own skips the second run's records, one that reuses its names
-     * overwrites the first run's output.
+     * EO-6: the job runs, then the user starts it afresh against the same destination after
+     * deleting its checkpoints (a new checkpoint directory: checkpoint ids, and the transaction ids,
+     * markers and names derived from them, start again at 1), with the same job name and sink uid,
+     * on ids {@code rows..2*rows-1}. Every id of the second run must be there once, and the first
+     * run's committed output exactly as it was: a sink that takes the first run's commit marker for
+     * its own skips the second run's records, one that reuses its names overwrites the first run's
+     * output.
+     *
+     * <p>The first run dies between the pre-commit and the commit of its third checkpoint where the
+     * sink has that step (two-phase commit), so its pre-committed transaction is left behind when
+     * its checkpoints are thrown away: the fresh start must abort it (2PC-7) and leave nothing
+     * behind. A sink without the step runs the first run to its end. Where the first run left
+     * something behind, its committed output cannot always be read whole before the fresh start
+     * (see below), so the case then checks that none of it was lost or repeated, not that nothing
+     * was added.
      */
     @Test
     void required_eo6_freshStartAgainstUsedDestination() throws Exception {
         ConformanceCase c = newCase("required_eo6_freshStartAgainstUsedDestination", true);
-        c.finish();
+        JobProcess first = c.start("latest", JobProcess.Faults.haltAt(FaultPoints.SINK_BEFORE_COMMIT + "@3"));
+        int status = first.await(5);
+        if (status == FaultPoints.HALT_EXIT_CODE) {
+            c.countCrash(FaultPoints.SINK_BEFORE_COMMIT + "@3, checkpoints then deleted");
+        } else {
+            assertThat(status).as("[%s] the first run should end or halt at %s; log:\n%s",
+                    "required_eo6_freshStartAgainstUsedDestination", FaultPoints.SINK_BEFORE_COMMIT, first.tail())
+                    .isZero();
+        }
         Map<String, Long> firstRun = idCounts(committed(c.destination()));
+        // Run 1's committed output reads whole only when nothing of it lingers: a transaction left
+        // open hides the committed records after it from committed readers (Kafka's last stable
+        // offset) until the fresh start aborts it. Then run 1's output may grow by what was hidden,
+        // but never lose an id or repeat one.
+        boolean firstRunReadWhole = leftovers(c.destination()).isEmpty();
         long rows = settings().rows();
         c.use(c.spec().withSourceOption("first-id", rows).withCheckpointDirectory(c.spec().checkpointDirectory()
                 .resolve("after-the-checkpoints-were-deleted")));
@@ -269,12 +292,25 @@ public abstract class SinkConformanceSuite extends ConformanceSuiteBase {
         });
         Map<String, Long> firstRunNow = new java.util.TreeMap<>(all);
         firstRunNow.keySet().removeAll(secondInput.keySet());
-        boolean firstRunKept = firstRunNow.equals(new java.util.TreeMap<>(firstRun));
+        boolean firstRunKept = firstRunReadWhole ? firstRunNow.equals(new java.util.TreeMap<>(firstRun))
+                : firstRun.entrySet().stream().allMatch(e -> e.getValue().equals(firstRunNow.get(e.getKey())))
+                        && firstRunNow.entrySet().stream().allMatch(e -> firstRun.containsKey(e.getKey())
+                                || e.getValue() == 1 || contract == SinkContract.AT_LEAST_ONCE);
         boolean passed = lost.isEmpty() && doubled.isEmpty() && firstRunKept;
+        List<String> leftBehind = passed ? leftovers(c.destination()) : List.of();
+        if (!leftBehind.isEmpty()) {
+            c.recordCheck(Rule.TWO_PC_7, false);
+            throw new AssertionError("[" + Rule.TWO_PC_7.id() + "] " + Rule.TWO_PC_7.statement()
+                    + "\n  case: required_eo6_freshStartAgainstUsedDestination (run 1 halted at "
+                    + FaultPoints.SINK_BEFORE_COMMIT + "@3, its checkpoints deleted, then a fresh start)"
+                    + "\n  found: every record delivered, but left behind after the fresh start: " + leftBehind
+                    + "\n  check: " + Rule.TWO_PC_7.hint() + "\n  job log: " + c.log());
+        }
         c.recordCheck(Rule.EO_6, passed);
         if (!passed) {
             throw new AssertionError("[" + Rule.EO_6.id() + "] " + Rule.EO_6.statement()
                     + "\n  case: required_eo6_freshStartAgainstUsedDestination (run 1: ids 0.." + (rows - 1)
+                    + (status == 0 ? "" : ", halted at " + FaultPoints.SINK_BEFORE_COMMIT + "@3")
                     + ", then a fresh start without checkpoints: ids " + rows + ".." + (2 * rows - 1) + ")"
                     + "\n  found: second run lost " + lost.size() + " " + first(lost) + ", duplicated " + doubled.size()
                     + " " + first(doubled) + "; first run's output " + (firstRunKept ? "unchanged" : "changed: "

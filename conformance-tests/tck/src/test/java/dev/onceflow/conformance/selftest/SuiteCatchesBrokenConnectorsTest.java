@@ -75,6 +75,22 @@ class SuiteCatchesBrokenConnectorsTest {
         assertCaseFailed(run, "EO-6", "violated");
     }
 
+    /**
+     * 2PC-7 on a fresh start: the first run dies with a pre-committed transaction and its
+     * checkpoints are deleted; a sink whose abortLingering does nothing delivers the second run
+     * but leaves the first run's transaction behind.
+     */
+    @Test
+    void freshStartThatLeavesTheAbandonedTransactionBreaks2pc7() throws Exception {
+        SelectedCase run = SelectedCase.run(selectMethod(BrokenConnectorSuites.NoAbortLingeringSuite.class,
+                "required_eo6_freshStartAgainstUsedDestination"), "sink-" + NoAbortLingeringSinkFactory.IDENTIFIER);
+
+        assertThat(run.failureMessage()).startsWith("[2PC-7] ")
+                .contains("run 1 halted at sink.before-commit@3")
+                .containsPattern("left behind after the fresh start: \\[in-progress file [^\\]]*\\.inprogress");
+        assertCaseFailed(run, "2PC-7", "violated");
+    }
+
     /** 2PC-4: a sink that publishes an already committed file again duplicates its records on a second restore. */
     @Test
     void nonIdempotentCommitBreaks2pc4() throws Exception {
