@@ -14,7 +14,6 @@ import dev.onceflow.spi.sink.IdempotentWriter;
 import dev.onceflow.spi.sink.SinkContext;
 import dev.onceflow.spi.sink.TransactionalWriter;
 import dev.onceflow.spi.sink.WriteAheadWriter;
-import dev.onceflow.testing.mariadb.MariaDbServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,11 +24,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The JDBC sink's three modes on a real MariaDB (the installed mariadbd): XA prepare and commit
@@ -41,35 +38,17 @@ class MariaDbSinkTest {
 
     private static final AtomicInteger CASES = new AtomicInteger();
 
-    private static MariaDbServer server;
+    @RegisterExtension
+    static final MariaDbTestServer server = new MariaDbTestServer();
 
     private String table;
     private String job;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = MariaDbServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @BeforeEach
     void freshNames() {
         int n = CASES.incrementAndGet();
         table = "events_" + n;
         job = "job" + n;
-    }
-
-    @AfterEach
-    void noPreparedTransactionOutlivesATest() throws SQLException {
-        for (String gid : preparedGids()) {
-            execute("XA ROLLBACK '" + gid + "'");
-        }
     }
 
     @Test
@@ -266,7 +245,7 @@ class MariaDbSinkTest {
     }
 
     private List<String> preparedGids() throws SQLException {
-        return query("XA RECOVER").stream().map(row -> row.get(3)).toList();
+        return server.preparedGids();
     }
 
     private List<String> ids() throws SQLException {
@@ -281,13 +260,11 @@ class MariaDbSinkTest {
     }
 
     private static List<List<String>> query(String sql) throws SQLException {
-        return JdbcTestSupport.query(server.connect(), sql);
+        return server.query(sql);
     }
 
     private static void execute(String sql) throws SQLException {
-        try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
+        server.execute(sql);
     }
 
     private static List<Event> events(long from, long to) {
