@@ -54,11 +54,13 @@ public final class AvroFormatFactory implements FormatFactory {
             .description("With wire-format confluent (and only then, where it is required): the schema id written "
                     + "into each record, and the one each record read must carry. No registry is asked.");
 
+    /** No default, so that setting it where it does nothing is refused; files are written {@link #DEFAULT_CODEC}. */
     public static final Option<AvroCodec> CODEC = Option.enumOption("codec", AvroCodec.class)
-            .defaultValue(AvroCodec.SNAPPY)
-            .description("Files only: the codec of the blocks of each Avro container file the filesystem sink writes, "
-                    + "null (none), deflate or snappy. Files read name their own codec; single records are never "
-                    + "compressed.");
+            .description("Files written only: the codec of the blocks of each Avro container file the filesystem "
+                    + "sink writes, null (none), deflate or snappy; snappy if not set. Refused elsewhere: files read "
+                    + "name their own codec, and single records (Kafka) are never compressed.");
+
+    static final AvroCodec DEFAULT_CODEC = AvroCodec.SNAPPY;
 
     @Override
     public String identifier() {
@@ -85,11 +87,13 @@ public final class AvroFormatFactory implements FormatFactory {
 
     @Override
     public RowDecoder createDecoder(Schema schema, OptionValues options) {
+        refuseCodec(options, "a record (Kafka) is one Avro datum, never compressed");
         return new AvroRowDecoder(schema, avroSchema(schema, options), header(options));
     }
 
     @Override
     public RowEncoder createEncoder(Schema schema, OptionValues options) {
+        refuseCodec(options, "a record (Kafka) is one Avro datum, never compressed");
         return new AvroRowEncoder(schema, avroSchema(schema, options), header(options));
     }
 
@@ -105,7 +109,8 @@ public final class AvroFormatFactory implements FormatFactory {
     @Override
     public RowFileWriter createFileWriter(Schema schema, OptionValues options, OutputStream out) {
         refuseHeaderInFiles(options);
-        return new AvroRowFileWriter(schema, avroSchema(schema, options), options.get(CODEC), out);
+        return new AvroRowFileWriter(schema, avroSchema(schema, options), options.getOptional(CODEC).orElse(DEFAULT_CODEC),
+                out);
     }
 
     /** The file's own schema is matched by name to {@code schema}; a schema file plays no part in reading. */
@@ -113,7 +118,16 @@ public final class AvroFormatFactory implements FormatFactory {
     public RowFileReader createFileReader(Schema schema, OptionValues options, RandomAccessInput input)
             throws MalformedRecordException, IOException {
         refuseHeaderInFiles(options);
+        refuseCodec(options, "a file read names its own codec in its header");
         return AvroRowFileReader.open(schema, input);
+    }
+
+    /** {@code codec} applies to files written only: set anywhere else, it would silently do nothing. */
+    private static void refuseCodec(OptionValues options, String why) {
+        if (options.getOptional(CODEC).isPresent()) {
+            throw new OptionException(OWNER + ": option 'codec' is for the Avro files the filesystem sink writes; "
+                    + why + ": remove it");
+        }
     }
 
     /** A container file holds its schema in its header: Confluent's per-record header has no place in it. */

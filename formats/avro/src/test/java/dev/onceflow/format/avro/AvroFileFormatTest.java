@@ -203,6 +203,24 @@ class AvroFileFormatTest {
         return rows;
     }
 
+    /** Set where it would do nothing (records, or files read), the codec is refused in one line. */
+    @Test
+    void aCodecIsRefusedForRecordsAndForFilesRead() throws Exception {
+        Format withCodec = avro(Map.of("codec", "deflate"));
+        String refused = "format 'avro': option 'codec' is for the Avro files the filesystem sink writes; ";
+
+        assertThatThrownBy(() -> withCodec.createEncoder(TestRows.EVERY_TYPE)).isInstanceOf(OptionException.class)
+                .hasMessage(refused + "a record (Kafka) is one Avro datum, never compressed: remove it");
+        assertThatThrownBy(() -> withCodec.createDecoder(TestRows.EVERY_TYPE)).isInstanceOf(OptionException.class)
+                .hasMessage(refused + "a record (Kafka) is one Avro datum, never compressed: remove it");
+        Path file = write(avro(Map.of()), TestRows.EVERY_TYPE, manyRows());
+        try (FileChannel channel = FileChannel.open(file)) {
+            assertThatThrownBy(() -> withCodec.createFileReader(TestRows.EVERY_TYPE, input(channel)))
+                    .isInstanceOf(OptionException.class)
+                    .hasMessage(refused + "a file read names its own codec in its header: remove it");
+        }
+    }
+
     private static Format avro(Map<String, String> options) {
         return new Format(FACTORY, OptionValues.validate("format 'avro'", options, FACTORY.options()));
     }
