@@ -82,7 +82,15 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     @Override
     public void setCurrentKey(K key) {
-        int group = KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup);
+        setOwnedKey(key, KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup));
+    }
+
+    @Override
+    public void setCurrentKey(K key, int keyGroup) {
+        setOwnedKey(key, KeyGroups.owned(key, keyGroup, firstGroup, endGroup));
+    }
+
+    private void setOwnedKey(K key, int group) {
         currentKey = key;
         currentSegment = segmentOf(group - firstGroup, key);
         keyStamp++;

@@ -1,6 +1,7 @@
 package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.operator.KeyedProcessOperator;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.operator.TwoInputStreamOperator;
@@ -137,7 +138,15 @@ public final class ProcessingTask extends Task {
                     recorder.onRecords(polled.channel(), batch);
                 }
                 List<Object> list = batch.records();
-                if (polled.channel() < secondInputChannel) {
+                if (polled.channel() < secondInputChannel && batch.keys() != null
+                        && head instanceof KeyedProcessOperator<?, ?, ?> keyed) {
+                    Object[] keys = batch.keys();
+                    int[] groups = batch.keyGroups();
+                    for (int i = 0; i < list.size(); i++) {
+                        time.setTimestamp(batch.timestamp(i));
+                        ((KeyedProcessOperator<Object, Object, ?>) keyed).processElement(list.get(i), keys[i], groups[i]);
+                    }
+                } else if (polled.channel() < secondInputChannel) {
                     for (int i = 0; i < list.size(); i++) {
                         time.setTimestamp(batch.timestamp(i));
                         head.processElement(list.get(i));
