@@ -52,6 +52,8 @@ import org.apache.flink.util.Collector;
  * <ul>
  * <li><b>onceflow</b>: {@link DatagenSource} -> {@link CountEventsByKey} -> {@link DiscardingSink} on
  *     Onceflow's runtime, heap state backend (what {@link EndToEndBenchmark} calls "eo");
+ * <li><b>limit</b>: {@link PlainJavaLimit}, the same events and counts in a hand-written loop of a
+ *     producer thread, a bounded hand-off and a consumer thread: no runtime at all;
  * <li><b>flink</b>: Flink's own {@link DataGeneratorSource} making the same events (the same
  *     {@link EventGenerator}) -> the same count in Flink keyed state (hashmap backend) -> a
  *     discarding sink, on a Flink MiniCluster (one task manager, two slots) started once before
@@ -72,7 +74,7 @@ import org.apache.flink.util.Collector;
  * sink adds its commit to (see {@link KafkaBenchmark} and {@link KafkaPostgresBenchmark}).
  *
  * <p>Settings: {@code rows} (default 20,000,000), {@code rounds} (3), {@code latency-rate}
- * (50,000 records/s), {@code latency-seconds} (20).
+ * (50,000 records/s), {@code latency-seconds} (20; 0 leaves the latency runs out).
  */
 public final class FlinkComparisonBenchmark {
 
@@ -89,7 +91,7 @@ public final class FlinkComparisonBenchmark {
     static final LongAdder FLINK_RECEIVED = new LongAdder();
 
     enum Runtime {
-        ONCEFLOW("onceflow runtime"), FLINK("flink minicluster");
+        ONCEFLOW("onceflow runtime"), FLINK("flink minicluster"), LIMIT("plain java limit");
 
         final String label;
 
@@ -117,8 +119,9 @@ public final class FlinkComparisonBenchmark {
         int rounds = Integer.parseInt(arguments.getOrDefault("rounds", "3"));
         int latencyRate = Integer.parseInt(arguments.getOrDefault("latency-rate", "50000").replace("_", ""));
         int latencySeconds = Integer.parseInt(arguments.getOrDefault("latency-seconds", "20"));
-        if (rows < 1 || rounds < 1 || latencyRate < 1 || latencySeconds < 3) {
-            throw new IllegalArgumentException("rows, rounds and latency-rate must be >= 1, latency-seconds >= 3");
+        if (rows < 1 || rounds < 1 || latencyRate < 1 || (latencySeconds < 3 && latencySeconds != 0)) {
+            throw new IllegalArgumentException("rows, rounds and latency-rate must be >= 1, latency-seconds >= 3 "
+                    + "(or 0: no latency runs)");
         }
         Path root = Files.createTempDirectory("onceflow-flink-comparison-");
         System.out.printf(Locale.ROOT, "FlinkComparisonBenchmark: datagen (%,d keys, %d-character payloads, parallelism %d)"
@@ -131,17 +134,21 @@ public final class FlinkComparisonBenchmark {
         // the job's classes are on this JVM's class path, which the cluster's class loader sees.
         java.net.URI rest = cluster.getRestAddress().get();
         try {
-            InterleavedRounds<Runtime> interleaved = new InterleavedRounds<>(List.of(Runtime.FLINK, Runtime.ONCEFLOW),
-                    r -> r.label, "records");
+            InterleavedRounds<Runtime> interleaved = new InterleavedRounds<>(
+                    List.of(Runtime.FLINK, Runtime.ONCEFLOW, Runtime.LIMIT), r -> r.label, "records");
             int[] job = {0};
             Map<Runtime, List<Double>> results = interleaved.run(rounds, runtime -> {
                 System.gc();
                 waitForQuietJit();
                 String name = "compare-" + (++job[0]);
-                return runtime == Runtime.ONCEFLOW ? onceflow(rows, root.resolve(name), name) : flink(rest, rows, name);
+                return switch (runtime) {
+                    case ONCEFLOW -> onceflow(rows, root.resolve(name), name);
+                    case FLINK -> flink(rest, rows, name);
+                    case LIMIT -> PlainJavaLimit.run(GENERATOR, rows);
+                };
             });
             Map<Runtime, long[]> latencies = new java.util.EnumMap<>(Runtime.class);
-            for (Runtime runtime : List.of(Runtime.FLINK, Runtime.ONCEFLOW)) {
+            for (Runtime runtime : latencySeconds == 0 ? List.<Runtime>of() : List.of(Runtime.FLINK, Runtime.ONCEFLOW)) {
                 String name = "latency-" + runtime.name().toLowerCase(Locale.ROOT);
                 latencies.put(runtime, runtime == Runtime.ONCEFLOW
                         ? onceflowLatency(latencyRate, latencySeconds, root.resolve(name), name)
@@ -150,6 +157,12 @@ public final class FlinkComparisonBenchmark {
             System.out.println();
             System.out.print(interleaved.report(results, Runtime.FLINK, Runtime.ONCEFLOW, TARGET,
                     "Onceflow >= 2x Flink's throughput on one machine"));
+            // The same runs against the plain program: how close the runtime gets to what the job costs.
+            System.out.println();
+            System.out.print(interleaved.report(results, Runtime.LIMIT, Runtime.ONCEFLOW, 0, ""));
+            if (latencySeconds == 0) {
+                return;
+            }
             System.out.printf(Locale.ROOT, "%nend-to-end latency, source to sink, at %,d records/s for %d s (the first "
                     + "2 s left out)%n", latencyRate, latencySeconds);
             for (Runtime runtime : List.of(Runtime.FLINK, Runtime.ONCEFLOW)) {

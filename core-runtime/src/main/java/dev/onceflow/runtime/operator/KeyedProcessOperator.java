@@ -96,6 +96,15 @@ public final class KeyedProcessOperator<K, IN, OUT> extends StreamOperator<IN>
         function.processElement(record, this, output::collect);
     }
 
+    /**
+     * {@link #processElement(Object)} for a record whose key and key group the {@code keyBy}
+     * channel already computed with this operator's key selector: neither is computed again.
+     */
+    public void processElement(IN record, K key, int keyGroup) throws Exception {
+        backend.setCurrentKey(key, keyGroup);
+        function.processElement(record, this, output::collect);
+    }
+
     @Override
     public void processWatermark(long value) throws Exception {
         watermark = value;

@@ -61,6 +61,13 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     private K currentKey;
     /** The current key's segment: its key group's index among the owned ones times the segments, plus its segment. */
     private int currentSegment = -1;
+    /** Counts {@link #setCurrentKey} calls: a state's cached {@link Cell} is the current key's while its stamp equals this. */
+    private long keyStamp;
+    /**
+     * Counts {@link #freeze()} calls. A {@link Cell} created in the current epoch lies only in maps
+     * written since the last freeze, which no snapshot holds, so it may be written in place.
+     */
+    private long epoch;
 
     public HeapKeyedStateBackend(SimpleVersionedSerializer<K> keySerializer, int maxParallelism, int subtask,
             int parallelism) {
@@ -75,9 +82,18 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
 
     @Override
     public void setCurrentKey(K key) {
-        int group = KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup);
+        setOwnedKey(key, KeyGroups.ownedGroupOf(key, maxParallelism, firstGroup, endGroup));
+    }
+
+    @Override
+    public void setCurrentKey(K key, int keyGroup) {
+        setOwnedKey(key, KeyGroups.owned(key, keyGroup, firstGroup, endGroup));
+    }
+
+    private void setOwnedKey(K key, int group) {
         currentKey = key;
         currentSegment = segmentOf(group - firstGroup, key);
+        keyStamp++;
     }
 
     /**
@@ -327,6 +343,8 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             segments.add(state.segments.clone());
             java.util.Arrays.fill(state.shared, true);
         }
+        // Every cell from now on older than the epoch may be in this snapshot: written by copy only.
+        epoch++;
         // Unclaimed state is never written, only claimed (removed) as a whole: copying the outer
         // maps is enough.
         Map<String, Map<Integer, Map<Object, byte[]>>> raw = new LinkedHashMap<>();
@@ -394,7 +412,7 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                                 @SuppressWarnings("unchecked")
                                 K key = (K) entry.getKey();
                                 KeyedStateFormat.writeBytes(out, keySerializer.serialize(key));
-                                codecs.get(s).writeEncoded(out, entry.getValue());
+                                codecs.get(s).writeEncoded(out, ((Cell) entry.getValue()).value);
                             }
                         }
                     }
@@ -447,7 +465,7 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
                     int groupIndex = entry.getKey() - firstGroup;
                     for (Map.Entry<Object, byte[]> value : entry.getValue().entrySet()) {
                         state.writableSegment(segmentOf(groupIndex, value.getKey()))
-                                .put(value.getKey(), codec.decode(value.getValue()));
+                                .put(value.getKey(), new Cell(epoch, codec.decode(value.getValue())));
                     }
                 }
             } catch (IOException e) {
@@ -512,8 +530,25 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
     }
 
     /**
-     * One registered state: a map from key to value per segment of the owned key groups, copied on
-     * write while a snapshot may be reading it.
+     * A key's value in a segment map. A read-modify-write of the current key then costs one map
+     * lookup: the state caches the current key's cell, and {@code update} writes into it when it
+     * belongs to the current {@link #epoch}. A cell of an earlier epoch may be in a snapshot and is
+     * replaced, never written.
+     */
+    private static final class Cell {
+        final long epoch;
+        /** Never {@code null}: a key without a value has no cell. */
+        Object value;
+
+        Cell(long epoch, Object value) {
+            this.epoch = epoch;
+            this.value = value;
+        }
+    }
+
+    /**
+     * One registered state: a map from key to {@link Cell} per segment of the owned key groups,
+     * copied on write while a snapshot may be reading it.
      */
     private final class HeapState {
         final String name;
@@ -521,11 +556,9 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
         final Map<Object, Object>[] segments;
         /** The segment's map is referenced by a snapshot: copy it before writing. */
         final boolean[] shared;
-        /**
-         * For mutable values, after a segment was copied: the keys whose value belongs to the copy
-         * (was copied or created since); {@code null} when every value of the segment does.
-         */
-        final java.util.Set<Object>[] owned;
+        /** The current key's cell ({@code null}: no value) while {@link #cachedStamp} equals {@link #keyStamp}. */
+        private Cell cached;
+        private long cachedStamp = -1;
 
         @SuppressWarnings({"unchecked", "rawtypes"})
         HeapState(String name, Codec codec, int segmentCount) {
@@ -533,70 +566,73 @@ public final class HeapKeyedStateBackend<K> implements KeyedStateBackend<K> {
             this.codec = codec;
             this.segments = new Map[segmentCount];
             this.shared = new boolean[segmentCount];
-            this.owned = new java.util.Set[segmentCount];
         }
 
-        /** The segment's map, safe to write: copied first if a snapshot holds it. */
+        /** The segment's map, safe to add to and remove from: copied first if a snapshot holds it. */
         Map<Object, Object> writableSegment(int index) {
             Map<Object, Object> map = segments[index];
             if (map == null) {
                 map = new HashMap<>();
                 segments[index] = map;
                 shared[index] = false;
-                owned[index] = null;
             } else if (shared[index]) {
+                // The copy shares the cells, which are of an earlier epoch and so are replaced, not written.
                 map = new HashMap<>(map);
                 segments[index] = map;
                 shared[index] = false;
-                if (codec.mutableValues) {
-                    owned[index] = new java.util.HashSet<>();
-                }
             }
             return map;
         }
 
+        /** The current key's cell, looked up once per key set. */
+        private Cell cell() {
+            if (cachedStamp != keyStamp) {
+                if (currentSegment < 0) {
+                    throw new IllegalStateException("keyed state '" + name + "' used outside of a keyed context");
+                }
+                Map<Object, Object> map = segments[currentSegment];
+                cached = map == null ? null : (Cell) map.get(currentKey);
+                cachedStamp = keyStamp;
+            }
+            return cached;
+        }
+
+        /** A new cell of this epoch for the current key, in place of any earlier one. */
+        private Cell replace(Object value) {
+            Cell fresh = new Cell(epoch, value);
+            writableSegment(currentSegment).put(currentKey, fresh);
+            cached = fresh;
+            return fresh;
+        }
+
         Object get() {
-            checkKey();
-            Map<Object, Object> map = segments[currentSegment];
-            return map == null ? null : map.get(currentKey);
+            Cell cell = cell();
+            return cell == null ? null : cell.value;
         }
 
         /** The current key's value, safe to change in place: copied first if a snapshot may read it. */
         Object getForUpdate() {
-            checkKey();
-            Map<Object, Object> current = segments[currentSegment];
-            if (current == null || !current.containsKey(currentKey)) {
+            Cell cell = cell();
+            if (cell == null) {
                 return null;
             }
-            Map<Object, Object> map = writableSegment(currentSegment);
-            Object value = map.get(currentKey);
-            java.util.Set<Object> mine = owned[currentSegment];
-            if (mine != null && mine.add(currentKey)) {
-                value = codec.copy(value);
-                map.put(currentKey, value);
+            if (cell.epoch != epoch) {
+                cell = replace(codec.mutableValues ? codec.copy(cell.value) : cell.value);
             }
-            return value;
+            return cell.value;
         }
 
         void put(Object value) {
-            checkKey();
+            Cell cell = cell();
             if (value == null) {
-                Map<Object, Object> map = segments[currentSegment];
-                if (map != null && map.containsKey(currentKey)) {
+                if (cell != null) {
                     writableSegment(currentSegment).remove(currentKey);
+                    cached = null;
                 }
+            } else if (cell != null && cell.epoch == epoch) {
+                cell.value = value;
             } else {
-                writableSegment(currentSegment).put(currentKey, value);
-                java.util.Set<Object> mine = owned[currentSegment];
-                if (mine != null) {
-                    mine.add(currentKey);
-                }
-            }
-        }
-
-        private void checkKey() {
-            if (currentSegment < 0) {
-                throw new IllegalStateException("keyed state '" + name + "' used outside of a keyed context");
+                replace(value);
             }
         }
     }

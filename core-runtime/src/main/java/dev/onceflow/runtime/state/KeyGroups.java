@@ -23,7 +23,16 @@ public final class KeyGroups {
      *     channel, or its {@code hashCode} is not stable across JVMs
      */
     public static int ownedGroupOf(Object key, int maxParallelism, int firstGroup, int endGroup) {
-        int group = keyGroupOf(key, maxParallelism);
+        return owned(key, keyGroupOf(key, maxParallelism), firstGroup, endGroup);
+    }
+
+    /**
+     * {@code group}, the key group of {@code key} computed earlier, if it is one of
+     * {@code firstGroup..endGroup-1}.
+     *
+     * @throws IllegalStateException if it belongs to another subtask, as {@link #ownedGroupOf}
+     */
+    public static int owned(Object key, int group, int firstGroup, int endGroup) {
         if (group < firstGroup || group >= endGroup) {
             throw new IllegalStateException("key " + key + " in key group " + group + " reached the subtask owning groups "
                     + firstGroup + ".." + (endGroup - 1));

@@ -30,6 +30,18 @@ public interface KeyedStateBackend<K> extends AutoCloseable {
      */
     void setCurrentKey(K key);
 
+    /**
+     * {@link #setCurrentKey(Object)} for a key whose group the caller already has: the channel
+     * that routed the record computed {@code keyGroup} as {@link KeyGroups#keyGroupOf} with the
+     * job's max parallelism. A backend may use it instead of hashing the key again; the default
+     * ignores it.
+     *
+     * @throws IllegalStateException if the key group belongs to another subtask
+     */
+    default void setCurrentKey(K key, int keyGroup) {
+        setCurrentKey(key);
+    }
+
     /** The key set last, or {@code null} before the first. */
     K currentKey();
 

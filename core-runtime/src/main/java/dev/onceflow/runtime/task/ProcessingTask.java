@@ -1,6 +1,7 @@
 package dev.onceflow.runtime.task;
 
 import dev.onceflow.runtime.config.CheckpointingMode;
+import dev.onceflow.runtime.operator.KeyedProcessOperator;
 import dev.onceflow.runtime.operator.StreamOperator;
 import dev.onceflow.runtime.operator.TaskTime;
 import dev.onceflow.runtime.operator.TwoInputStreamOperator;
@@ -138,7 +139,15 @@ public final class ProcessingTask extends Task {
                 }
                 List<Object> list = batch.records();
                 aligner.onRecords(polled.channel(), list.size());
-                if (polled.channel() < secondInputChannel) {
+                if (polled.channel() < secondInputChannel && batch.keys() != null
+                        && head instanceof KeyedProcessOperator<?, ?, ?> keyed) {
+                    Object[] keys = batch.keys();
+                    int[] groups = batch.keyGroups();
+                    for (int i = 0; i < list.size(); i++) {
+                        time.setTimestamp(batch.timestamp(i));
+                        ((KeyedProcessOperator<Object, Object, ?>) keyed).processElement(list.get(i), keys[i], groups[i]);
+                    }
+                } else if (polled.channel() < secondInputChannel) {
                     for (int i = 0; i < list.size(); i++) {
                         time.setTimestamp(batch.timestamp(i));
                         head.processElement(list.get(i));

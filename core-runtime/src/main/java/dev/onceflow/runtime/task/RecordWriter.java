@@ -24,6 +24,9 @@ public final class RecordWriter {
     private final TaskTime time;
     private final List<Object>[] buffers;
     private final long[][] timestamps;
+    /** Behind a {@code keyBy}: per channel, the keys and key groups of the buffered records, handed over with them. */
+    private final Object[][] keys;
+    private final int[][] keyGroups;
     /** Whether a record of the channel's buffer has a timestamp; batches without any carry none. */
     private final boolean[] timed;
     private int roundRobin;
@@ -44,6 +47,9 @@ public final class RecordWriter {
         for (int i = 0; i < targets.length; i++) {
             buffers[i] = new ArrayList<>(batchSize);
         }
+        boolean hashed = partitioning instanceof Transformation.Partitioning.Hash;
+        this.keys = hashed ? new Object[targets.length][batchSize] : null;
+        this.keyGroups = hashed ? new int[targets.length][batchSize] : null;
         this.roundRobin = channelIndex % targets.length;
     }
 
@@ -52,8 +58,17 @@ public final class RecordWriter {
             for (int target = 0; target < targets.length; target++) {
                 emit(target, record);
             }
+        } else if (partitioning instanceof Transformation.Partitioning.Hash hash) {
+            // Selected once here, for the channel and for the keyed operator that receives it.
+            Object key = hash.keySelector().getKey(record);
+            int group = KeyGroups.keyGroupOf(key, maxParallelism);
+            int target = KeyGroups.subtaskOf(group, maxParallelism, targets.length);
+            int index = buffers[target].size();
+            keys[target][index] = key;
+            keyGroups[target][index] = group;
+            emit(target, record);
         } else {
-            emit(select(record), record);
+            emit(select(), record);
         }
     }
 
@@ -70,13 +85,9 @@ public final class RecordWriter {
         }
     }
 
-    private int select(Object record) throws Exception {
+    private int select() {
         if (targets.length == 1) {
             return 0;
-        }
-        if (partitioning instanceof Transformation.Partitioning.Hash hash) {
-            int group = KeyGroups.keyGroupOf(hash.keySelector().getKey(record), maxParallelism);
-            return KeyGroups.subtaskOf(group, maxParallelism, targets.length);
         }
         roundRobin = roundRobin + 1 == targets.length ? 0 : roundRobin + 1;
         return roundRobin;
@@ -106,7 +117,15 @@ public final class RecordWriter {
         buffers[target] = new ArrayList<>(batchSize);
         long[] batchTimestamps = timed[target] ? Arrays.copyOf(timestamps[target], batch.size()) : null;
         timed[target] = false;
-        return new StreamElement.Records(batch, batchTimestamps);
+        if (keys == null) {
+            return new StreamElement.Records(batch, batchTimestamps);
+        }
+        // Handed over whole, as the list is: the receiver reads them while this channel fills new ones.
+        Object[] batchKeys = keys[target];
+        int[] batchGroups = keyGroups[target];
+        keys[target] = new Object[batchSize];
+        keyGroups[target] = new int[batchSize];
+        return new StreamElement.Records(batch, batchTimestamps, batchKeys, batchGroups);
     }
 
     /**

@@ -19,11 +19,19 @@ public sealed interface StreamElement permits StreamElement.Records, StreamEleme
      *
      * @param timestamps each record's timestamp, same length as {@code records}; {@code null} when
      *        no record of the batch has one
+     * @param keys behind a {@code keyBy}: each record's key, as the channel's key selector gave it;
+     *        otherwise {@code null}. The receiving keyed operator uses it instead of selecting the
+     *        key (and boxing a primitive one) a second time.
+     * @param keyGroups with {@code keys}: each key's group, {@code KeyGroups.keyGroupOf(key, maxParallelism)}
      */
-    record Records(List<Object> records, long[] timestamps) implements StreamElement {
+    record Records(List<Object> records, long[] timestamps, Object[] keys, int[] keyGroups) implements StreamElement {
 
         public Records(List<Object> records) {
             this(records, null);
+        }
+
+        public Records(List<Object> records, long[] timestamps) {
+            this(records, timestamps, null, null);
         }
 
         public long timestamp(int index) {

@@ -388,4 +388,59 @@ class KeyedStateBackendTest {
         assertThat(backend.state(TOTAL).get()).isEqualTo(1 + 2 + 3);
         assertThat(atFirst.get("key-4")).isEqualTo("4 [r0] {first=4, round=0} 4 1");
     }
+
+    /**
+     * A running count (read, then write back) over 2,000 keys with a barrier after every 500
+     * records, some of them between a key's read and its write, and some while a key stays set
+     * across the barrier: each snapshot holds exactly the counts at its barrier. Guards the
+     * heap backend's one-lookup access, which writes a value in place only when no snapshot can
+     * hold it.
+     */
+    @Test
+    void readModifyWriteAcrossBarriersLeavesEachSnapshotWithTheCountsOfItsBarrier() throws Exception {
+        List<String> keys = keys(2_000);
+        KeyedStateBackend<String> backend = backend(0, 1);
+        ValueState<Long> count = backend.state(COUNT);
+        Map<String, Long> expected = new HashMap<>();
+        List<KeyedStateBackend.Snapshot> snapshots = new java.util.ArrayList<>();
+        List<Map<String, Long>> atBarrier = new java.util.ArrayList<>();
+        for (int record = 0; record < 6_000; record++) {
+            String key = keys.get((record * 7) % keys.size());
+            backend.setCurrentKey(key);
+            Long previous = count.value();
+            if (record % 500 == 250) {
+                // The barrier between this record's read and its write.
+                atBarrier.add(new HashMap<>(expected));
+                snapshots.add(backend.freeze());
+            }
+            count.update(previous == null ? 1 : previous + 1);
+            expected.merge(key, 1L, Long::sum);
+            if (record % 500 == 499) {
+                // The barrier after this record, the key still set: then it is written again.
+                atBarrier.add(new HashMap<>(expected));
+                snapshots.add(backend.freeze());
+                count.update(count.value() + 1);
+                expected.merge(key, 1L, Long::sum);
+            }
+        }
+        for (int i = 0; i < snapshots.size(); i++) {
+            assertThat(counts(snapshots.get(i).serialize(), keys)).as("snapshot %d", i).isEqualTo(atBarrier.get(i));
+        }
+        assertThat(counts(backend.snapshot(), keys)).isEqualTo(expected);
+    }
+
+    /** Every key's count after restoring {@code snapshot}, keys without one left out. */
+    private Map<String, Long> counts(SortedMap<Integer, byte[]> snapshot, List<String> keys) throws Exception {
+        KeyedStateBackend<String> restored = backend(0, 1);
+        restored.restore(snapshot);
+        ValueState<Long> count = restored.state(COUNT);
+        Map<String, Long> counts = new HashMap<>();
+        for (String key : keys) {
+            restored.setCurrentKey(key);
+            if (count.value() != null) {
+                counts.put(key, count.value());
+            }
+        }
+        return counts;
+    }
 }
