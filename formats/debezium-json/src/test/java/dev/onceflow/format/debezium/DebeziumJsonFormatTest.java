@@ -120,25 +120,15 @@ class DebeziumJsonFormatTest {
 
     @Test
     void withTheSchemaAnUnsupportedTypeOfAFieldIsRefusedByName() {
-        Schema withNotes = Schema.of(List.of(Field.of("id", DataType.LONG), Field.of("notes", DataType.STRING)),
-                List.of("id"));
-        RowDecoder decoder = factory.createDecoder(withNotes, options(Map.of("schema-include", "true")));
-        String event = "{\"schema\":{\"fields\":[{\"field\":\"after\",\"fields\":" + COLUMNS + "}]},"
-                + "\"payload\":{\"after\":{\"id\":1,\"notes\":{\"scale\":2,\"value\":\"BOI=\"}},\"op\":\"c\"}}";
-        assertThatThrownBy(() -> decoder.decodeRows(utf8(event))).isInstanceOf(MalformedRecordException.class)
-                .hasMessageStartingWith("field 'notes': Debezium type 'io.debezium.data.VariableScaleDecimal' (struct) "
+        assertThat(refusalOfAfter(Field.of("notes", DataType.STRING), "{\"id\":1,\"notes\":{\"scale\":2,\"value\":\"BOI=\"}}"))
+                .startsWith("field 'notes': Debezium type 'io.debezium.data.VariableScaleDecimal' (struct) "
                         + "is not supported");
     }
 
     @Test
     void withTheSchemaATypedValueIntoAFieldOfAnotherTypeIsRefused() {
-        Schema dayAsTimestamp = Schema.of(List.of(Field.of("id", DataType.LONG), Field.of("day", DataType.TIMESTAMP)),
-                List.of("id"));
-        RowDecoder decoder = factory.createDecoder(dayAsTimestamp, options(Map.of("schema-include", "true")));
-        String event = "{\"schema\":{\"fields\":[{\"field\":\"after\",\"fields\":" + COLUMNS + "}]},"
-                + "\"payload\":{\"after\":{\"id\":1,\"day\":3},\"op\":\"c\"}}";
-        assertThatThrownBy(() -> decoder.decodeRows(utf8(event))).isInstanceOf(MalformedRecordException.class)
-                .hasMessage("field 'day': Debezium type 'io.debezium.time.Date' reads into a date field, not timestamp");
+        assertThat(refusalOfAfter(Field.of("day", DataType.TIMESTAMP), "{\"id\":1,\"day\":3}"))
+                .isEqualTo("field 'day': Debezium type 'io.debezium.time.Date' reads into a date field, not timestamp");
     }
 
     @Test
@@ -217,6 +207,19 @@ class DebeziumJsonFormatTest {
         }
         assertThat(decoded).isEqualTo(changelog);
         assertThat(records).as("an update's two rows are one event").isEqualTo(4 * all.size());
+    }
+
+    /**
+     * Why a create event whose {@code after} is {@code after}, wrapped with the {@link #COLUMNS}
+     * schema, is malformed for a schema of {@code id} and {@code field}.
+     */
+    private String refusalOfAfter(Field field, String after) {
+        Schema schema = Schema.of(List.of(Field.of("id", DataType.LONG), field), List.of("id"));
+        RowDecoder decoder = factory.createDecoder(schema, options(Map.of("schema-include", "true")));
+        String event = "{\"schema\":{\"fields\":[{\"field\":\"after\",\"fields\":" + COLUMNS + "}]},"
+                + "\"payload\":{\"after\":" + after + ",\"op\":\"c\"}}";
+        return assertThatThrownBy(() -> decoder.decodeRows(utf8(event))).isInstanceOf(MalformedRecordException.class)
+                .actual().getMessage();
     }
 
     private List<Row> decode(String event) throws MalformedRecordException {
