@@ -2,7 +2,6 @@ package dev.onceflow.format.debezium;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
@@ -30,15 +29,16 @@ import java.util.Map;
 final class DebeziumJsonRowDecoder implements RowDecoder {
 
     /**
-     * Numbers stay exact (decimals as BigDecimal, trailing zeros kept, written back in plain digits);
-     * a member given twice is refused, as the json format refuses it, not silently the last.
+     * Numbers stay exact (decimals as BigDecimal, trailing zeros kept) and are written back as
+     * BigDecimal writes them, not in plain digits, so a fraction stays a fraction to the json format
+     * and {@code 1e100000} stays a few characters; a member given twice is refused, as the json
+     * format refuses it, not silently the last.
      */
     static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
             .build();
 
     private final Schema schema;

@@ -34,6 +34,8 @@ class DebeziumJsonFormatConformanceTest extends FormatConformanceSuite {
                 Malformed.text("{\"op\": \"c\", \"after\": {\"id\": 1, \"local_ts\": 1765000000000000}}",
                         "after: field 'local_ts': expected an ISO-8601 timestamp string"),
                 Malformed.text("{\"op\": \"c\", \"op\": \"d\", \"after\": {\"id\": 1}}", "Duplicate field 'op'"),
+                Malformed.text("{\"op\": \"c\", \"after\": {\"id\": 1, \"score\": 1e100000}}", "after: field 'score': "),
+                Malformed.text("{\"op\": \"c\", \"after\": {\"id\": 1e3}}", "after: field 'id': 1E+3 is not a whole number"),
                 Malformed.text("{\"schema\": {}, \"payload\": {\"op\": \"c\", \"after\": {\"id\": 1}}}",
                         "set the format's schema-include: true"));
     }
