@@ -67,6 +67,8 @@ public interface RowDecoder {
      * <p><b>Caller and thread.</b> A connector's reader, on its own thread, for each record whose
      * value is absent (not empty: an empty value is decoded as bytes).
      *
+     * <p><b>After a crash.</b> A replayed tombstone gives the same rows again: none, or the same error.
+     *
      * @throws MalformedRecordException if the format has no meaning for a record without a value
      */
     default List<Row> decodeAbsent() throws MalformedRecordException {

@@ -23,6 +23,11 @@ public interface RowEncoder {
      * after it (FMT-8): debezium-json keeps an {@code UPDATE_BEFORE} row as the {@code before} of
      * the {@code UPDATE_AFTER} that follows it. The writer then writes no record for this row. A
      * format that does not produce changes never returns {@code null}.
+     *
+     * <p><b>After a crash.</b> A held row is in no checkpoint: when a checkpoint falls between it
+     * and the row it waits for, the restored writer's encoder writes that row without it (an
+     * update without its old content, which a reader applying changes by key needs no more than
+     * the new content).
      */
     byte[] encode(Row row);
 }
