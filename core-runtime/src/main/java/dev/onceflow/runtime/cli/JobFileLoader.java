@@ -311,9 +311,9 @@ public final class JobFileLoader {
             DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(), sourceUid,
                     spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
-            // whether rows can be other than inserts (CHG-3): no source yields changes yet; an
-            // aggregate over changes emits them
-            boolean changelog = false;
+            // whether rows can be other than inserts (CHG-3): a changelog format's source yields
+            // changes (FMT-8); an aggregate over changes emits them
+            boolean changelog = sourceFormat.map(Format::producesChanges).orElse(false);
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
                 JobFile.Step step = steps.get(i);

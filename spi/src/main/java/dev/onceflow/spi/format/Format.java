@@ -62,6 +62,11 @@ public final class Format {
                 + "' needs a schema: declare the record's fields under schema: fields:"));
     }
 
+    /** Whether records are changes, not only inserts; see {@link FormatFactory#producesChanges}. */
+    public boolean producesChanges() {
+        return factory.producesChanges(options);
+    }
+
     /** A decoder for one reader; see {@link FormatFactory#createDecoder}. */
     public RowDecoder createDecoder(Schema schema) {
         return factory.createDecoder(schema, options);

@@ -88,6 +88,22 @@ public interface FormatFactory {
     }
 
     /**
+     * Whether this format's records are changes (a changelog format such as debezium-json): its
+     * decoded rows can be updates and deletes, not only inserts, and one record can decode to more
+     * or fewer than one row (FMT-8). False by default.
+     *
+     * <p><b>Caller and thread.</b> The job-file loader, before the job runs, to treat the source's
+     * rows as a changelog (CHG-3: an appending sink after it is refused); and connector factories,
+     * which refuse such a format unless their readers call {@link RowDecoder#decodeRows} and
+     * {@link RowDecoder#decodeAbsent} (or, for writers, skip a {@code null} from
+     * {@link RowEncoder#encode}). A format that returns true refuses a schema without a primary key
+     * in {@link #createDecoder} and {@link #createEncoder} (CHG-1).
+     */
+    default boolean producesChanges(OptionValues options) {
+        return false;
+    }
+
+    /**
      * A decoder of records into rows of {@code schema}, for one reader.
      *
      * @throws dev.onceflow.spi.factory.OptionException with one line naming the field, if the format

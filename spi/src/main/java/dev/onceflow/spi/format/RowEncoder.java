@@ -17,6 +17,17 @@ import dev.onceflow.spi.row.Row;
  */
 public interface RowEncoder {
 
-    /** The bytes of {@code row}, in an array the caller owns. */
+    /**
+     * The bytes of {@code row}, in an array the caller owns; or {@code null} where a changelog
+     * format ({@link FormatFactory#producesChanges}) folds the row into the record of the row
+     * after it (FMT-8): debezium-json keeps an {@code UPDATE_BEFORE} row as the {@code before} of
+     * the {@code UPDATE_AFTER} that follows it. The writer then writes no record for this row. A
+     * format that does not produce changes never returns {@code null}.
+     *
+     * <p><b>After a crash.</b> A held row is in no checkpoint: when a checkpoint falls between it
+     * and the row it waits for, the restored writer's encoder writes that row without it (an
+     * update without its old content, which a reader applying changes by key needs no more than
+     * the new content).
+     */
     byte[] encode(Row row);
 }

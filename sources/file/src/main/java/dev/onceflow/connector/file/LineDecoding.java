@@ -119,6 +119,11 @@ public interface LineDecoding<T> {
         Objects.requireNonNull(format, "format");
         Schema schema = valueSchema;
         Schema rows = schema(valueSchema, metadata);
+        if (format.producesChanges()) {
+            // its lines are read one row each, so an update's two rows and a tombstone have no place (FMT-8)
+            throw new OptionException("source 'file': format '" + format.identifier() + "' reads changes, which "
+                    + "this source does not take yet; read them from a kafka source");
+        }
         format.createDecoder(schema);
         boolean quoted = format.lineBreaks() == LineBreaks.QUOTED;
         boolean header = format.fileHeader(schema).length > 0;

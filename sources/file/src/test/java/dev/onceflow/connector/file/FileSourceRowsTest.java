@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceflow.format.csv.CsvFormatFactory;
+import dev.onceflow.format.debezium.DebeziumJsonFormatFactory;
 import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.raw.RawFormatFactory;
+import dev.onceflow.spi.factory.OptionException;
 import dev.onceflow.spi.factory.OptionValues;
 import dev.onceflow.spi.format.Format;
 import dev.onceflow.spi.format.FormatFactory;
@@ -49,6 +51,15 @@ class FileSourceRowsTest {
 
     private SourceReader<Row, FileSplit> reader(LineDecoding<Row> lines) {
         return SingleReader.open(FileSource.builder(dir.toString(), lines).build());
+    }
+
+    /** FMT-8: lines are read a row each, so a format whose record can be two rows or none is refused up front. */
+    @Test
+    void aChangelogFormatIsRefusedBeforeTheJobRuns() {
+        Schema keyed = Schema.of(List.of(Field.of("id", DataType.LONG)), List.of("id"));
+        assertThatThrownBy(() -> LineDecoding.rows(format(new DebeziumJsonFormatFactory(), Map.of()), keyed, List.of()))
+                .isInstanceOf(OptionException.class).hasMessage("source 'file': format 'debezium-json' reads changes, "
+                        + "which this source does not take yet; read them from a kafka source");
     }
 
     @Test

@@ -39,10 +39,13 @@ public abstract class KafkaRecordDecoding<T> {
     public interface Decoder<T> {
 
         /**
+         * The source's records that one Kafka record holds, in order: one, but for a changelog format
+         * (FMT-8), whose update gives two and whose tombstone gives none.
+         *
          * @throws MalformedRecordException with the reason, if the record is not one of the source's
          *     (the reader adds the partition and offset)
          */
-        T decode(ConsumerRecord<byte[], byte[]> record) throws MalformedRecordException;
+        List<T> decode(ConsumerRecord<byte[], byte[]> record) throws MalformedRecordException;
     }
 
     /** What a Kafka record says about its place, as a field a row can carry. */
@@ -118,7 +121,7 @@ public abstract class KafkaRecordDecoding<T> {
                         throw new MalformedRecordException("its value is not UTF-8 text");
                     }
                     try {
-                        return EventFormat.parse(line);
+                        return List.of(EventFormat.parse(line));
                     } catch (IllegalArgumentException e) {
                         throw new MalformedRecordException(e.getMessage());
                     }
@@ -188,22 +191,35 @@ public abstract class KafkaRecordDecoding<T> {
             Decoder<Row> newDecoder() {
                 RowDecoder decoder = format.createDecoder(valueSchema);
                 if (parts == null && extra.isEmpty()) {
-                    return record -> decoder.decode(value(record));
+                    return record -> valueRows(decoder, record);
                 }
                 RowDecoder keyDecoder = parts == null ? null : key.format().createDecoder(parts.keyRecordSchema);
                 return record -> {
-                    Row value = decoder.decode(value(record));
-                    Object[] values = new Object[schema.size()];
-                    if (parts == null) {
-                        System.arraycopy(value.values(), 0, values, 0, value.arity());
-                    } else {
-                        parts.fill(values, value, keyOf(record, keyDecoder));
+                    List<Row> valueRows = valueRows(decoder, record);
+                    Row keyRow = parts == null || valueRows.isEmpty() ? null : keyOf(record, keyDecoder);
+                    List<Row> rows = new ArrayList<>(valueRows.size());
+                    for (Row value : valueRows) {
+                        Object[] values = new Object[schema.size()];
+                        if (parts == null) {
+                            System.arraycopy(value.values(), 0, values, 0, value.arity());
+                        } else {
+                            parts.fill(values, value, keyRow);
+                        }
+                        for (int i = 0; i < extra.size(); i++) {
+                            values[fields.size() + i] = extra.get(i).valueOf(record);
+                        }
+                        // a changelog format's update or delete stays one with the extra fields (CHG-1)
+                        rows.add(Row.of(schema, values).withKind(value.kind()));
                     }
-                    for (int i = 0; i < extra.size(); i++) {
-                        values[fields.size() + i] = extra.get(i).valueOf(record);
-                    }
-                    return Row.of(schema, values);
+                    return rows;
                 };
+            }
+
+            /** A changelog format reads a tombstone as no row (FMT-8); every other format refuses it. */
+            private List<Row> valueRows(RowDecoder decoder, ConsumerRecord<byte[], byte[]> record)
+                    throws MalformedRecordException {
+                return record.value() == null ? decoder.decodeAbsent()
+                        : decoder.decodeRows(record.value(), 0, record.value().length);
             }
 
             private Row keyOf(ConsumerRecord<byte[], byte[]> record, RowDecoder keyDecoder)

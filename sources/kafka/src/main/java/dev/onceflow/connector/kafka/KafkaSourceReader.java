@@ -96,13 +96,16 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
             if (split == null || record.offset() < split.offset() || record.offset() >= split.stoppingOffset()) {
                 continue;
             }
-            T event = decode(record, partition, output);
-            // The broker's timestamp (create or append time) becomes the record's event time; -1
-            // means the record has none (a very old message format).
-            if (event != null && record.timestamp() >= 0) {
-                output.collect(event, record.timestamp());
-            } else if (event != null) {
-                output.collect(event);
+            // All rows of one record (an update's two, FMT-8) go out before its offset is passed,
+            // so no checkpoint falls between them.
+            for (T event : decode(record, partition, output)) {
+                // The broker's timestamp (create or append time) becomes the record's event time; -1
+                // means the record has none (a very old message format).
+                if (record.timestamp() >= 0) {
+                    output.collect(event, record.timestamp());
+                } else {
+                    output.collect(event);
+                }
             }
             // A rejected record's offset is passed too: it is read once, like an emitted one.
             splits.put(partition, split.withOffset(record.offset() + 1));
@@ -156,8 +159,8 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
         }
     }
 
-    /** The record decoded, or null once it was handed to the runtime as a bad record (SRC-6). */
-    private T decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition, ReaderOutput<T> output)
+    /** The record decoded, or none once it was handed to the runtime as a bad record (SRC-6). */
+    private List<T> decode(ConsumerRecord<byte[], byte[]> record, TopicPartition partition, ReaderOutput<T> output)
             throws IOException {
         try {
             return decoder.decode(record);
@@ -165,7 +168,7 @@ final class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
             // Never skip a bad record: the runtime fails the job here, or writes it to the dead letters.
             output.reject("offset " + record.offset() + " of partition " + partition + " (format " + decoding + ")",
                     record.value() == null ? new byte[0] : record.value(), e.getMessage());
-            return null;
+            return List.of();
         }
     }
 

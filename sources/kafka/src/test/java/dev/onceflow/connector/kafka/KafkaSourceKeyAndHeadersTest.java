@@ -3,6 +3,7 @@ package dev.onceflow.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceflow.format.debezium.DebeziumJsonFormatFactory;
 import dev.onceflow.format.json.JsonFormatFactory;
 import dev.onceflow.format.raw.RawFormatFactory;
 import dev.onceflow.spi.factory.OptionValues;
@@ -12,6 +13,7 @@ import dev.onceflow.spi.format.MalformedRecordException;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.testing.kafka.EmbeddedKafkaBroker;
 import java.io.IOException;
@@ -87,6 +89,34 @@ class KafkaSourceKeyAndHeadersTest {
         headers.put("source", utf8("web"));
         assertThat(read(rows)).containsExactly(Row.of(schema, "Zoë", 7L, 3, "eu", 0L, headers),
                 Row.of(schema, null, 8L, 4, "us", 1L, Map.of()));
+    }
+
+    /**
+     * FMT-8: an update event is two rows of one offset, in order and of their kinds, also with
+     * metadata fields added; the tombstone after a delete is no row, and its offset is passed.
+     */
+    @Test
+    void aChangelogFormatGivesAnUpdateTwoRowsOfItsOffsetAndATombstoneNone() throws Exception {
+        String topic = topic();
+        send(topic, "{\"id\":7}", "{\"before\":null,\"after\":{\"id\":7,\"name\":\"Zoë\"},\"op\":\"c\"}");
+        send(topic, "{\"id\":7}", "{\"before\":{\"id\":7,\"name\":\"Zoë\"},\"after\":{\"id\":7,\"name\":\"Ada\"},"
+                + "\"op\":\"u\"}");
+        send(topic, "{\"id\":7}", "{\"before\":{\"id\":7,\"name\":\"Ada\"},\"after\":null,\"op\":\"d\"}");
+        producer.send(new ProducerRecord<>(topic, 0, utf8("{\"id\":7}"), null)).get();
+        send(topic, "{\"id\":8}", "{\"after\":{\"id\":8,\"name\":\"Bo\"},\"op\":\"r\"}");
+        Schema people = Schema.of(List.of(Field.of("id", DataType.LONG), Field.of("name", DataType.STRING)),
+                List.of("id"));
+        DebeziumJsonFormatFactory debezium = new DebeziumJsonFormatFactory();
+        RowSource<?> rows = rowSource(topic, Map.of("metadata-fields", "offset"), people,
+                new Format(debezium, OptionValues.validate("format 'debezium-json'", Map.of(), debezium.options())));
+
+        Schema schema = rows.schema();
+        assertThat(schema.primaryKey()).containsExactly("id");
+        assertThat(read(rows)).containsExactly(Row.of(schema, 7L, "Zoë", 0L),
+                Row.of(schema, 7L, "Zoë", 1L).withKind(RowKind.UPDATE_BEFORE),
+                Row.of(schema, 7L, "Ada", 1L).withKind(RowKind.UPDATE_AFTER),
+                Row.of(schema, 7L, "Ada", 2L).withKind(RowKind.DELETE),
+                Row.of(schema, 8L, "Bo", 4L));
     }
 
     @Test
