@@ -157,7 +157,7 @@ class ConnectorGuideTest {
             Path module = modules.get(artifactId);
             assertThat(module).as("module of " + artifactId).isNotNull();
             Path jar = module.resolve("target").resolve(artifactId + "-" + VERSION + ".jar");
-            assertThat(jar).as("the jar of " + artifactId + ": build with -am so that it is packaged first").isRegularFile();
+            assertThat(jar).as("the jar of " + artifactId + ": build to the package phase (verify) with -am first").isRegularFile();
             installFile(module.resolve("pom.xml"), repository, artifactId, "pom");
             installFile(jar, repository, artifactId, "jar");
             for (Element dependency : dependencies(document(module.resolve("pom.xml")))) {
