@@ -31,8 +31,8 @@ public record JobFile(
         @JsonProperty(value = "source", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector source,
         @JsonProperty("steps") @JsonSetter(contentNulls = Nulls.FAIL) List<Step> steps,
         @JsonProperty(value = "sink", required = true) @JsonSetter(nulls = Nulls.FAIL) Connector sink,
-        @JsonProperty("checkpoints") Checkpoints checkpoints,
-        @JsonProperty("restart") Restart restart,
+        @JsonProperty("checkpoints") Map<String, Object> checkpoints,
+        @JsonProperty("restart") Map<String, Object> restart,
         @JsonProperty("state-backend") String stateBackend) {
 
     /**
@@ -111,27 +111,5 @@ public record JobFile(
             @JsonProperty("uid") String uid,
             @JsonProperty("parallelism") Integer parallelism,
             @JsonProperty("options") Map<String, Object> options) {
-    }
-
-    /** Checkpoint settings; every field optional. */
-    public record Checkpoints(
-            @JsonProperty("interval") String interval,
-            @JsonProperty("mode") String mode,
-            @JsonProperty("dir") String dir,
-            @JsonProperty("timeout") String timeout,
-            @JsonProperty("max-concurrent") Integer maxConcurrent,
-            @JsonProperty("min-pause") String minPause,
-            @JsonProperty("tolerable-failures") Integer tolerableFailures,
-            @JsonProperty("retained") Integer retained,
-            @JsonProperty("unaligned") Boolean unaligned) {
-    }
-
-    /** Restart strategy inside the process. */
-    public record Restart(
-            @JsonProperty("strategy") String strategy,
-            @JsonProperty("attempts") Integer attempts,
-            @JsonProperty("delay") String delay,
-            @JsonProperty("max-failures") Integer maxFailures,
-            @JsonProperty("interval") String interval) {
     }
 }

@@ -17,11 +17,7 @@ import dev.onceflow.runtime.api.DataStream;
 import dev.onceflow.runtime.api.DeadLetters;
 import dev.onceflow.runtime.api.StreamEnvironment;
 import dev.onceflow.runtime.api.WatermarkStrategy;
-import dev.onceflow.runtime.checkpoint.CheckpointFileSystem;
-import dev.onceflow.runtime.checkpoint.CheckpointLocation;
 import dev.onceflow.runtime.config.CheckpointConfig;
-import dev.onceflow.runtime.config.CheckpointingMode;
-import dev.onceflow.runtime.config.RestartStrategy;
 import dev.onceflow.runtime.operator.ThrottleOperator;
 import dev.onceflow.spi.factory.Option;
 import dev.onceflow.spi.factory.OptionException;
@@ -255,7 +251,7 @@ public final class JobFileLoader {
                 env.setMaxParallelism(spec.maxParallelism());
             }
             env.setCheckpointConfig(checkpointConfig(spec.checkpoints(), where));
-            env.setRestartStrategy(restartStrategy(spec.restart(), where));
+            env.setRestartStrategy(RuntimeSettings.restart(spec.restart(), where).toStrategy());
             if (spec.stateBackend() != null) {
                 env.setStateBackend(dev.onceflow.runtime.state.StateBackend.named(spec.stateBackend()));
             }
@@ -579,80 +575,10 @@ public final class JobFileLoader {
         }
     }
 
-    /** The checkpoint settings of a job file over the defaults. */
-    public static CheckpointConfig checkpointConfig(JobFile.Checkpoints c, String where) throws JobFileException {
-        CheckpointConfig d = CheckpointConfig.defaults();
-        if (c == null) {
-            return d;
-        }
-        CheckpointingMode mode = c.mode() == null ? d.mode() : mode(c.mode(), where);
-        boolean unaligned = Boolean.TRUE.equals(c.unaligned());
-        if (unaligned && mode != CheckpointingMode.EXACTLY_ONCE) {
-            throw new JobFileException(where + ": checkpoints.unaligned needs checkpoints.mode exactly-once (at-least-once"
-                    + " does not align barriers in the first place)");
-        }
-        Duration interval = duration(c.interval(), d.interval(), where, "checkpoints.interval");
-        Duration timeout = duration(c.timeout(), d.timeout(), where, "checkpoints.timeout");
-        Duration minPause = duration(c.minPause(), d.minPause(), where, "checkpoints.min-pause");
-        // CheckpointConfig refuses values out of range with IllegalArgumentException; every value
-        // here comes from the job file, so that is bad input (callers such as `onceflow savepoint`
-        // do not run load(), which would translate it too).
-        try {
-            return new CheckpointConfig(interval, mode, timeout,
-                    c.maxConcurrent() == null ? d.maxConcurrent() : c.maxConcurrent(),
-                    minPause,
-                    c.tolerableFailures() == null ? d.tolerableFailures() : c.tolerableFailures(),
-                    c.retained() == null ? d.retained() : c.retained(),
-                    c.dir() == null ? d.directory() : directory(c.dir()),
-                    unaligned);
-        } catch (IllegalArgumentException e) {
-            throw new JobFileException(where + ": " + e.getMessage());
-        }
-    }
-
-    /** A path or URI; one no checkpoint storage on the class path serves is refused here, at start. */
-    private static CheckpointLocation directory(String dir) {
-        try {
-            CheckpointLocation location = CheckpointLocation.of(dir);
-            CheckpointFileSystem.requireSupported(location);
-            return location;
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("checkpoints.dir: " + e.getMessage(), e);
-        }
-    }
-
-    private static RestartStrategy restartStrategy(JobFile.Restart r, String where) throws JobFileException {
-        if (r == null || r.strategy() == null) {
-            return RestartStrategy.none();
-        }
-        Duration delay = duration(r.delay(), Duration.ofSeconds(1), where, "restart.delay");
-        return switch (r.strategy().toLowerCase(Locale.ROOT)) {
-            case "none" -> RestartStrategy.none();
-            case "fixed-delay" -> RestartStrategy.fixedDelay(r.attempts() == null ? 3 : r.attempts(), delay);
-            case "failure-rate" -> RestartStrategy.failureRate(r.maxFailures() == null ? 3 : r.maxFailures(),
-                    duration(r.interval(), Duration.ofMinutes(1), where, "restart.interval"), delay);
-            default -> throw new JobFileException(where + ": restart.strategy '" + r.strategy()
-                    + "' is not one of none, fixed-delay, failure-rate");
-        };
-    }
-
-    private static CheckpointingMode mode(String value, String where) throws JobFileException {
-        try {
-            return CheckpointingMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw new JobFileException(where + ": checkpoints.mode '" + value + "' is not one of exactly-once, at-least-once");
-        }
-    }
-
-    private static Duration duration(String value, Duration fallback, String where, String field) throws JobFileException {
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return Option.parseDuration(value);
-        } catch (IllegalArgumentException e) {
-            throw new JobFileException(where + ": " + field + " " + e.getMessage());
-        }
+    /** The checkpoint settings of a job file over the defaults; see {@link RuntimeSettings#checkpoints}. */
+    public static CheckpointConfig checkpointConfig(Map<String, Object> checkpoints, String where)
+            throws JobFileException {
+        return RuntimeSettings.checkpoints(checkpoints, where);
     }
 
     private static Map<String, String> raw(Map<String, Object> options) {

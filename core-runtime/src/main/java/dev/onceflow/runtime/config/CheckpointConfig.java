@@ -52,9 +52,12 @@ public record CheckpointConfig(Duration interval, CheckpointingMode mode, Durati
     }
 
     /** Every second, exactly-once, 10 minutes timeout, one at a time, keep 3, under {@code ./onceflow-data/checkpoints}. */
+    /** The checkpoint directory unless one is set, relative to the working directory. */
+    public static final String DEFAULT_DIRECTORY = "onceflow-data/checkpoints";
+
     public static CheckpointConfig defaults() {
         return new CheckpointConfig(Duration.ofSeconds(1), CheckpointingMode.EXACTLY_ONCE, Duration.ofMinutes(10), 1,
-                Duration.ZERO, 0, 3, CheckpointLocation.of(Path.of("onceflow-data", "checkpoints")));
+                Duration.ZERO, 0, 3, CheckpointLocation.of(Path.of(DEFAULT_DIRECTORY)));
     }
 
     public boolean periodic() {

@@ -270,18 +270,18 @@ class JobFileLoaderTest {
         String message = errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 5 parsecs"));
 
         assertThat(message).isEqualTo(dir.resolve("job.yaml")
-                + ": checkpoints.interval '5 parsecs' is not a duration such as 500ms, 10s, 5m");
+                + ": checkpoints: option 'interval' has value '5 parsecs'; expected a duration such as 500ms, 10s, 5m");
     }
 
     /** Hours beyond what a long holds in milliseconds overflowed into an ArithmeticException with a stack trace. */
     @Test
     void aDurationTooLongForTheRuntimeNamesTheFieldAndTheLimit() throws Exception {
         assertThat(errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 99999999999999999h")))
-                .isEqualTo(dir.resolve("job.yaml") + ": checkpoints.interval '99999999999999999h' is longer than the"
-                        + " longest duration accepted, 106751991167d");
+                .isEqualTo(dir.resolve("job.yaml") + ": checkpoints: option 'interval' has value '99999999999999999h'; "
+                        + "expected a duration such as 500ms, 10s, 5m");
         assertThat(errorFor(JobFiles.validWith(dir, "delay: 10ms", "delay: 99999999999999999999")))
-                .isEqualTo(dir.resolve("job.yaml") + ": restart.delay '99999999999999999999' is longer than the"
-                        + " longest duration accepted, 106751991167d");
+                .isEqualTo(dir.resolve("job.yaml") + ": restart: option 'delay' has value '99999999999999999999'; "
+                        + "expected a duration such as 500ms, 10s, 5m");
     }
 
     @Test
@@ -289,7 +289,7 @@ class JobFileLoaderTest {
         String message = errorFor(JobFiles.validWith(dir, "mode: exactly-once", "mode: twice"));
 
         assertThat(message).isEqualTo(dir.resolve("job.yaml")
-                + ": checkpoints.mode 'twice' is not one of exactly-once, at-least-once");
+                + ": checkpoints: option 'mode' has value 'twice'; expected one of exactly-once, at-least-once");
     }
 
     @Test
@@ -316,7 +316,24 @@ class JobFileLoaderTest {
         String message = errorFor(JobFiles.validWith(dir, "strategy: fixed-delay", "strategy: sometimes"));
 
         assertThat(message).isEqualTo(dir.resolve("job.yaml")
-                + ": restart.strategy 'sometimes' is not one of none, fixed-delay, failure-rate");
+                + ": restart: option 'strategy' has value 'sometimes'; expected one of none, fixed-delay, failure-rate");
+    }
+
+    /** Runtime settings are options like a connector's: checked, and refused where they would do nothing. */
+    @Test
+    void runtimeSettingsOutOfRangeUnknownOrUnusedAreRefusedInOneLine() throws Exception {
+        assertThat(errorFor(JobFiles.validWith(dir, "attempts: 2", "attempts: -1")))
+                .isEqualTo(dir.resolve("job.yaml") + ": restart: option 'attempts' has value '-1'; expected "
+                        + RuntimeSettings.ATTEMPTS.accepted());
+        assertThat(errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 100ms\n  intervall: 1s")))
+                .startsWith(dir.resolve("job.yaml") + ": checkpoints: unknown option 'intervall'; accepted options: "
+                        + "interval, mode, dir, timeout, ");
+        assertThat(errorFor(JobFiles.validWith(dir, "attempts: 2", "attempts: 2\n  max-failures: 5")))
+                .isEqualTo(dir.resolve("job.yaml") + ": restart.max-failures does nothing with strategy fixed-delay;"
+                        + " remove it");
+        assertThat(errorFor(JobFiles.validWith(dir, "interval: 100ms", "interval: 100ms\n  retained: 0")))
+                .isEqualTo(dir.resolve("job.yaml") + ": checkpoints: option 'retained' has value '0'; expected "
+                        + RuntimeSettings.RETAINED.accepted());
     }
 
     @Test
@@ -425,7 +442,8 @@ class JobFileLoaderTest {
                 .isEqualTo(dir.resolve("job.yaml") + ":2: field 'parallelism': expected a whole number from -2147483648"
                         + " to 2147483647, found '99999999999'");
         assertThat(errorFor(JobFiles.validWith(dir, "attempts: 2", "attempts: two")))
-                .isEqualTo(dir.resolve("job.yaml") + ":21: field 'restart.attempts': expected a whole number, found 'two'");
+                .isEqualTo(dir.resolve("job.yaml") + ": restart: option 'attempts' has value 'two'; expected "
+                        + RuntimeSettings.ATTEMPTS.accepted());
         assertThat(errorFor(JobFiles.validWith(dir, "name: good-job", "name: {first: good}")))
                 .isEqualTo(dir.resolve("job.yaml") + ":1: field 'name': expected text, found a mapping");
         assertThat(errorFor(JobFiles.validWith(dir, SOURCE, "source: datagen\n")))

@@ -9,6 +9,7 @@ import dev.onceflow.runtime.cli.Connectors;
 import dev.onceflow.runtime.cli.JobFile;
 import dev.onceflow.runtime.cli.JobFileException;
 import dev.onceflow.runtime.cli.JobFileLoader;
+import dev.onceflow.runtime.cli.RuntimeSettings;
 import dev.onceflow.runtime.config.CheckpointConfig;
 import dev.onceflow.runtime.fault.FaultPoints;
 import dev.onceflow.spi.factory.OptionException;
@@ -150,7 +151,8 @@ public final class FlinkJobRunner {
         String restore = restorePath(resume, jobDirectory.resolve(jobId.toHexString()), where);
 
         int parallelism = spec.parallelism() == null ? 1 : spec.parallelism();
-        Configuration config = configuration(checkpoints, jobDirectory, jobId, restore, spec.restart());
+        Configuration config = configuration(checkpoints, jobDirectory, jobId, restore,
+                RuntimeSettings.restart(spec.restart(), where));
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, parallelism);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
@@ -212,7 +214,7 @@ public final class FlinkJobRunner {
     }
 
     private static Configuration configuration(CheckpointConfig checkpoints, Path jobDirectory, JobID jobId,
-            String restore, JobFile.Restart restart) throws JobFileException {
+            String restore, RuntimeSettings.Restart restart) throws JobFileException {
         Configuration config = new Configuration();
         // Every listener of the MiniCluster on the loopback interface and a free port.
         config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
@@ -242,18 +244,15 @@ public final class FlinkJobRunner {
         if (restore != null) {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
         }
-        String strategy = restart == null || restart.strategy() == null ? "none" : restart.strategy();
-        switch (strategy) {
-            case "none" -> config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-            case "fixed-delay" -> {
+        switch (restart.strategy()) {
+            case NONE -> config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+            case FIXED_DELAY -> {
                 config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-                config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS,
-                        restart.attempts() == null ? 3 : restart.attempts());
-                config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, restart.delay() == null
-                        ? Duration.ofSeconds(1) : dev.onceflow.spi.factory.Option.parseDuration(restart.delay()));
+                config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restart.attempts());
+                config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, restart.delay());
             }
-            default -> throw new JobFileException("restart.strategy '" + strategy
-                    + "': the Flink target runs none and fixed-delay");
+            default -> throw new JobFileException("restart.strategy '" + restart.strategy().name().toLowerCase(
+                    java.util.Locale.ROOT).replace('_', '-') + "': the Flink target runs none and fixed-delay");
         }
         return config;
     }
