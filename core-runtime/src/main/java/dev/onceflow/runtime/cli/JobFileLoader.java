@@ -283,10 +283,21 @@ public final class JobFileLoader {
         try {
             Optional<Format> sourceFormat = format(spec.source().format(), sourceFactory.defaultFormat(), where,
                     sourceOwner);
+            String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
             RowSource<?> source = sourceFactory.createRowSource(new SourceFactory.Context() {
                 @Override
                 public OptionValues options() {
                     return sourceOptions;
+                }
+
+                @Override
+                public String jobName() {
+                    return spec.name();
+                }
+
+                @Override
+                public String sourceUid() {
+                    return sourceUid;
                 }
 
                 @Override
@@ -307,13 +318,12 @@ public final class JobFileLoader {
             Schema schema = source.schema();
             EventTimeField eventTime = spec.source().eventTime() == null ? null
                     : EventTimeField.of(spec.source().eventTime(), schema, sourceOwner);
-            String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
             DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(), sourceUid,
                     spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
-            // whether rows can be other than inserts (CHG-3): no source yields changes yet; an
-            // aggregate over changes emits them
-            boolean changelog = false;
+            // whether rows can be other than inserts (CHG-3): a changelog source's are; an aggregate
+            // over changes emits them
+            boolean changelog = sourceFactory.yieldsChanges(sourceOptions);
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
                 JobFile.Step step = steps.get(i);

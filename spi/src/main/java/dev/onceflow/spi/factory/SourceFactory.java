@@ -52,6 +52,15 @@ public interface SourceFactory {
     }
 
     /**
+     * Whether rows of the source a job file with {@code options} describes can be other than
+     * {@code INSERT}s: a changelog (rule CHG-3). The runtime asks before the job runs and refuses a
+     * sink that appends. The default, for a source of plain records, is {@code false}.
+     */
+    default boolean yieldsChanges(OptionValues options) {
+        return false;
+    }
+
+    /**
      * Creates the source a job file describes, with the schema of every row it yields (ROW-4). The
      * default is the source of {@link #createSource events}, as rows of {@link EventRows#SCHEMA},
      * for a source that takes no format and no declared schema.
@@ -85,6 +94,23 @@ public interface SourceFactory {
 
         /** The connector's options, validated against {@link #options()}. */
         OptionValues options();
+
+        /**
+         * The job's name, stable across restarts: for a source that names things it keeps in an
+         * external system (a replication slot) after the job. A context that knows no job (a
+         * test's) answers {@code "job"}.
+         */
+        default String jobName() {
+            return "job";
+        }
+
+        /**
+         * The source operator's uid, stable across restarts and job changes. A context that knows
+         * no job answers {@code "source"}, the uid a job file's source gets when it names none.
+         */
+        default String sourceUid() {
+            return "source";
+        }
 
         /** The schema the job file declares for this source's rows, if it declares one. */
         Optional<Schema> declaredSchema();
