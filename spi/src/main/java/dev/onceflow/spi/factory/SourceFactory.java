@@ -16,8 +16,10 @@ import java.util.Optional;
  * {@code META-INF/services/dev.onceflow.spi.factory.SourceFactory}.
  *
  * <p>Called on the CLI's main thread, before the job starts (to validate) and once to create the
- * source. Must not connect anywhere in {@link #createRowSource} or {@link #createSource}:
- * connections belong to readers.
+ * source. Must not keep a connection: connections belong to readers. {@link #createSource} never
+ * connects; {@link #createRowSource} may connect once, briefly, to read what the rows' schema
+ * comes from or to check the external system (as {@code postgres-cdc} reads a table's columns), so
+ * a job that cannot run is refused before it starts.
  */
 public interface SourceFactory {
 
