@@ -279,10 +279,21 @@ public final class JobFileLoader {
         try {
             Optional<Format> sourceFormat = format(spec.source().format(), sourceFactory.defaultFormat(), where,
                     sourceOwner);
+            String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
             RowSource<?> source = sourceFactory.createRowSource(new SourceFactory.Context() {
                 @Override
                 public OptionValues options() {
                     return sourceOptions;
+                }
+
+                @Override
+                public String jobName() {
+                    return spec.name();
+                }
+
+                @Override
+                public String sourceUid() {
+                    return sourceUid;
                 }
 
                 @Override
@@ -303,13 +314,13 @@ public final class JobFileLoader {
             Schema schema = source.schema();
             EventTimeField eventTime = spec.source().eventTime() == null ? null
                     : EventTimeField.of(spec.source().eventTime(), schema, sourceOwner);
-            String sourceUid = spec.source().uid() != null ? spec.source().uid() : "source";
             DataStream<Row> stream = rows(env, source, eventTime, sourceFactory.identifier(), sourceUid,
                     spec.source().parallelism(), deadLetters(spec.source(), sourceUid, where));
             description.append(sourceFactory.identifier());
-            // whether rows can be other than inserts (CHG-3): a changelog format's source yields
-            // changes (FMT-8); an aggregate over changes emits them
-            boolean changelog = sourceFormat.map(Format::producesChanges).orElse(false);
+            // whether rows can be other than inserts (CHG-3): a changelog source's are, and so are
+            // those of a changelog format (FMT-8); an aggregate over changes emits them
+            boolean changelog = sourceFactory.yieldsChanges(sourceOptions)
+                    || sourceFormat.map(Format::producesChanges).orElse(false);
             List<JobFile.Step> steps = spec.steps() == null ? List.of() : spec.steps();
             for (int i = 0; i < steps.size(); i++) {
                 JobFile.Step step = steps.get(i);

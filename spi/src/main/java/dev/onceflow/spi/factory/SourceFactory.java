@@ -16,8 +16,10 @@ import java.util.Optional;
  * {@code META-INF/services/dev.onceflow.spi.factory.SourceFactory}.
  *
  * <p>Called on the CLI's main thread, before the job starts (to validate) and once to create the
- * source. Must not connect anywhere in {@link #createRowSource} or {@link #createSource}:
- * connections belong to readers.
+ * source. Must not keep a connection: connections belong to readers. {@link #createSource} never
+ * connects; {@link #createRowSource} may connect once, briefly, to read what the rows' schema
+ * comes from or to check the external system (as {@code postgres-cdc} reads a table's columns), so
+ * a job that cannot run is refused before it starts.
  */
 public interface SourceFactory {
 
@@ -49,6 +51,15 @@ public interface SourceFactory {
      */
     default Optional<String> defaultFormat() {
         return Optional.empty();
+    }
+
+    /**
+     * Whether rows of the source a job file with {@code options} describes can be other than
+     * {@code INSERT}s: a changelog (rule CHG-3). The runtime asks before the job runs and refuses a
+     * sink that appends. The default, for a source of plain records, is {@code false}.
+     */
+    default boolean yieldsChanges(OptionValues options) {
+        return false;
     }
 
     /**
@@ -85,6 +96,23 @@ public interface SourceFactory {
 
         /** The connector's options, validated against {@link #options()}. */
         OptionValues options();
+
+        /**
+         * The job's name, stable across restarts: for a source that names things it keeps in an
+         * external system (a replication slot) after the job. A context that knows no job (a
+         * test's) answers {@code "job"}.
+         */
+        default String jobName() {
+            return "job";
+        }
+
+        /**
+         * The source operator's uid, stable across restarts and job changes. A context that knows
+         * no job answers {@code "source"}, the uid a job file's source gets when it names none.
+         */
+        default String sourceUid() {
+            return "source";
+        }
 
         /** The schema the job file declares for this source's rows, if it declares one. */
         Optional<Schema> declaredSchema();
