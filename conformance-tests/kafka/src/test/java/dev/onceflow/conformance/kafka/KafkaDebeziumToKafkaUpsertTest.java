@@ -32,13 +32,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * What a user does with a job file only: Debezium change events of a table, written by a plain
  * producer, go through a job into a compacted topic with the Kafka sink's {@code write-mode:
- * upsert}, exactly-once; a read_committed reader that keeps the last value of each key and forgets
- * a key at its tombstone ends with the table as the events say, though the first run dies right
- * before a commit and the second resumes from its checkpoint (CHG-4, CHG-5, FMT-8).
+ * upsert}, in each of its modes; a read_committed reader that keeps the last value of each key and forgets
+ * a key at its tombstone ends with the table as the events say, though the first run dies mid-way
+ * and the second resumes from its checkpoint (CHG-4, CHG-5, FMT-8).
  */
 @Timeout(300)
 class KafkaDebeziumToKafkaUpsertTest {
@@ -64,34 +66,44 @@ class KafkaDebeziumToKafkaUpsertTest {
         }
     }
 
-    @Test
-    void required_chg4_aChangelogIntoACompactedTopicLeavesEachKeyAsItsLastChangeThroughACrash() throws Exception {
-        broker.createTopic("shop.public.orders", 3);
-        createCompactedTopic("orders-by-id", 3);
+    /**
+     * In each mode of the sink, the fault point is where that mode's crash hurts most: before
+     * a pre-committed transaction's commit, in the middle of a write-ahead send, or after records
+     * were flushed past the last checkpoint (at-least-once writes them again; folded, harmless).
+     */
+    @ParameterizedTest(name = "{0} halted at {1}")
+    @CsvSource({"exactly-once, sink.before-commit@4", "write-ahead, sink.wal-mid-send@3",
+            "at-least-once, source.before-barrier@6"})
+    void required_chg4_aChangelogIntoACompactedTopicLeavesEachKeyAsItsLastChangeThroughACrash(String mode,
+            String haltAt) throws Exception {
+        String from = "shop.public.orders-" + mode;
+        String to = "orders-by-id-" + mode;
+        broker.createTopic(from, 3);
+        createCompactedTopic(to, 3);
         Map<Long, List<Object>> expected = new TreeMap<>();
-        DebeziumOrderChanges.produce(broker.bootstrapServers(), "shop.public.orders", EVENTS)
+        DebeziumOrderChanges.produce(broker.bootstrapServers(), from, EVENTS)
                 .forEach((id, values) -> expected.put(id, DebeziumOrderChanges.typed(values)));
         assertThat(expected).as("some keys end present").isNotEmpty().as("some keys end deleted")
                 .hasSizeLessThan(DebeziumOrderChanges.KEYS);
-        Path job = job("shop.public.orders", "orders-by-id", "json");
+        Path job = job(from, to, "json", mode);
 
-        JobProcess crashed = JobProcess.start(job, "latest",
-                JobProcess.Faults.haltAt(FaultPoints.SINK_BEFORE_COMMIT + "@4"), dir.resolve("crash.log"));
+        JobProcess crashed = JobProcess.start(job, "latest", JobProcess.Faults.haltAt(haltAt),
+                dir.resolve("crash.log"));
         assertThat(crashed.await(3)).as("halted at the fault point; log:\n%s", crashed.tail())
                 .isEqualTo(FaultPoints.HALT_EXIT_CODE);
-        assertThat(folded("orders-by-id")).as("the crash came before the last change; log:\n%s", crashed.tail())
+        assertThat(folded(to)).as("the crash came before the last change; log:\n%s", crashed.tail())
                 .isNotEqualTo(expected);
         JobProcess resumed = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("resume.log"));
         assertThat(resumed.await(3)).as("log:\n%s", resumed.tail()).isZero();
 
-        assertThat(folded("orders-by-id")).as("each key's last value as its last change left it, deleted keys "
+        assertThat(folded(to)).as("each key's last value as its last change left it, deleted keys "
                 + "tombstoned").isEqualTo(expected);
     }
 
     /** A changelog format writes change events itself; upsert writes rows. Refused before the job runs, exit 2. */
     @Test
     void upsertIntoAChangelogFormatIsRefusedBeforeTheJobRuns() throws Exception {
-        Path job = job("shop.public.never-read", "never-written", "debezium-json");
+        Path job = job("shop.public.never-read", "never-written", "debezium-json", "exactly-once");
         JobProcess run = JobProcess.start(job, "latest", JobProcess.Faults.NONE, dir.resolve("refused.log"));
         assertThat(run.await(3)).as("log:\n%s", run.tail()).isEqualTo(2);
         assertThat(Files.readString(dir.resolve("refused.log"))).contains("sink 'kafka': write-mode upsert writes "
@@ -108,9 +120,9 @@ class KafkaDebeziumToKafkaUpsertTest {
 
     /**
      * The user's job file. The throttle (500 rows a second per subtask, about 3 s of input) makes
-     * the halt before the fourth commit come with most of the input unread.
+     * the halt come with most of the input unread.
      */
-    private Path job(String from, String to, String sinkFormat) throws IOException {
+    private Path job(String from, String to, String sinkFormat, String mode) throws IOException {
         String yaml = """
                 name: orders-by-id
                 parallelism: 2
@@ -135,13 +147,13 @@ class KafkaDebeziumToKafkaUpsertTest {
                   options:
                     bootstrap-servers: '%1$s'
                     topic: %3$s
-                    mode: exactly-once
+                    mode: %5$s
                     write-mode: upsert
                   format: %4$s
                 checkpoints:
                   interval: 200ms
-                  dir: '%5$s'
-                """.formatted(broker.bootstrapServers(), from, to, sinkFormat, dir.resolve("checkpoints-" + to));
+                  dir: '%6$s'
+                """.formatted(broker.bootstrapServers(), from, to, sinkFormat, mode, dir.resolve("checkpoints-" + to));
         Path file = dir.resolve(to + ".yaml");
         Files.writeString(file, yaml);
         return file;
