@@ -115,4 +115,30 @@ final class DebeziumOrderChanges {
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
     }
+
+    /**
+     * The job file's source reading these changes from {@code topic}, with a throttle (500 rows a
+     * second per subtask, about 3 s of input at parallelism 2) so that a halt comes with most of
+     * the input unread; lines at column 0, ending in a newline.
+     */
+    static String sourceAndThrottle(String bootstrapServers, String topic) {
+        return """
+                source:
+                  type: kafka
+                  options:
+                    bootstrap-servers: '%s'
+                    topics: %s
+                    bounded: true
+                  format: debezium-json
+                  schema:
+                    fields:
+                      id: long not null
+                      customer: string
+                      amount: decimal(10, 2)
+                      updated_at: timestamptz
+                    primary-key: [id]
+                steps:
+                  - {type: throttle, options: {rows-per-second: 500}}
+                """.formatted(bootstrapServers, topic);
+    }
 }

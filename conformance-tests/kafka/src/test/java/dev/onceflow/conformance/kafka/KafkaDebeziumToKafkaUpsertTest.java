@@ -118,31 +118,12 @@ class KafkaDebeziumToKafkaUpsertTest {
         }
     }
 
-    /**
-     * The user's job file. The throttle (500 rows a second per subtask, about 3 s of input) makes
-     * the halt come with most of the input unread.
-     */
+    /** The user's job file: the changes read and throttled as {@link DebeziumOrderChanges} says, then the sink. */
     private Path job(String from, String to, String sinkFormat, String mode) throws IOException {
         String yaml = """
                 name: orders-by-id
                 parallelism: 2
-                source:
-                  type: kafka
-                  options:
-                    bootstrap-servers: '%1$s'
-                    topics: %2$s
-                    bounded: true
-                  format: debezium-json
-                  schema:
-                    fields:
-                      id: long not null
-                      customer: string
-                      amount: decimal(10, 2)
-                      updated_at: timestamptz
-                    primary-key: [id]
-                steps:
-                  - {type: throttle, options: {rows-per-second: 500}}
-                sink:
+                %2$ssink:
                   type: kafka
                   options:
                     bootstrap-servers: '%1$s'
@@ -153,7 +134,8 @@ class KafkaDebeziumToKafkaUpsertTest {
                 checkpoints:
                   interval: 200ms
                   dir: '%6$s'
-                """.formatted(broker.bootstrapServers(), from, to, sinkFormat, mode, dir.resolve("checkpoints-" + to));
+                """.formatted(broker.bootstrapServers(), DebeziumOrderChanges.sourceAndThrottle(broker.bootstrapServers(),
+                from), to, sinkFormat, mode, dir.resolve("checkpoints-" + to));
         Path file = dir.resolve(to + ".yaml");
         Files.writeString(file, yaml);
         return file;

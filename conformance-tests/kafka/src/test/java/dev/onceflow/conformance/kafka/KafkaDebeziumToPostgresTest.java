@@ -110,32 +110,13 @@ class KafkaDebeziumToPostgresTest {
                 + "a changelog with updates and deletes; use a sink that writes by primary key");
     }
 
-    /**
-     * The user's job file. The throttle (500 rows a second per subtask, about 3 s of input) makes
-     * the halt at the fourth barrier come with most of the input unread.
-     */
+    /** The user's job file: the changes read and throttled as {@link DebeziumOrderChanges} says, then the sink. */
     private Path job(String topic, String sinkMode) throws IOException {
         String table = topic.replace('.', '_').replace('-', '_');
         String yaml = """
                 name: orders-mirror
                 parallelism: 2
-                source:
-                  type: kafka
-                  options:
-                    bootstrap-servers: '%s'
-                    topics: %s
-                    bounded: true
-                  format: debezium-json
-                  schema:
-                    fields:
-                      id: long not null
-                      customer: string
-                      amount: decimal(10, 2)
-                      updated_at: timestamptz
-                    primary-key: [id]
-                steps:
-                  - {type: throttle, options: {rows-per-second: 500}}
-                sink:
+                %ssink:
                   type: jdbc
                   options:
                     url: '%s'
@@ -145,7 +126,8 @@ class KafkaDebeziumToPostgresTest {
                 checkpoints:
                   interval: 200ms
                   dir: '%s'
-                """.formatted(broker.bootstrapServers(), topic, postgres.url(), table, sinkMode,
+                """.formatted(DebeziumOrderChanges.sourceAndThrottle(broker.bootstrapServers(), topic), postgres.url(),
+                table, sinkMode,
                 dir.resolve("checkpoints-" + table));
         Path file = dir.resolve(table + ".yaml");
         Files.writeString(file, yaml);
