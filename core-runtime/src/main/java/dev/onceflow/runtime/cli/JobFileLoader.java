@@ -380,8 +380,8 @@ public final class JobFileLoader {
             }
             if (changelog && !sinkFactory.acceptsChanges(sinkOptions)) {
                 throw new JobFileException(where + ": " + sinkOwner + " appends rows, and its input is a changelog "
-                        + "with updates and deletes; use a sink that writes by primary key (jdbc with write-mode: "
-                        + "upsert)");
+                        + "with updates and deletes; use a sink that writes by primary key (jdbc or kafka with "
+                        + "write-mode: upsert)");
             }
             Optional<Format> sinkFormat = format(spec.sink().format(), sinkFactory.defaultFormat(), where, sinkOwner);
             Schema input = schema;

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
@@ -145,8 +146,11 @@ final class ExactlyOnceKafkaWriter<T> implements TransactionalWriter<T, KafkaTra
     public void write(KafkaTransaction transaction, T record) {
         Slot slot = holding(transaction);
         slot.errors.check(settings.records().topic());
-        slot.producer.send(converter.toRecord(record), slot.errors);
-        slot.sent++;
+        ProducerRecord<byte[], byte[]> converted = converter.toRecord(record);
+        if (converted != null) {
+            slot.producer.send(converted, slot.errors);
+            slot.sent++;
+        }
     }
 
     /** Waits for {@link #preCommitAsync}'s stage; the runtime calls preCommitAsync itself. */

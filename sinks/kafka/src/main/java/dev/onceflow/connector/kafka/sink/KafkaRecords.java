@@ -25,6 +25,8 @@ sealed interface KafkaRecords<T> permits EventRecords, RowRecords {
     interface Converter<T> {
 
         /**
+         * @return the Kafka record, or {@code null} when the record becomes none (an
+         *     {@code UPDATE_BEFORE} in upsert mode, FMT-8): the writer sends nothing for it
          * @throws IllegalArgumentException naming the record when it cannot be written (a topic
          *     template it fills into an illegal name); the job fails, nothing is dropped
          */

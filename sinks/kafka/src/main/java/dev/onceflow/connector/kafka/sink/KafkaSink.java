@@ -58,6 +58,7 @@ public final class KafkaSink {
         private String controlTopic;
         private RecordKey key;
         private String idHeader;
+        private KafkaWriteMode writeMode = KafkaWriteMode.APPEND;
 
         private Builder(String bootstrapServers, String topic, Function<Builder<T>, KafkaRecords<T>> records) {
             this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -82,14 +83,25 @@ public final class KafkaSink {
             List<String> keys = List.copyOf(keyFields);
             Objects.requireNonNull(keyEncoding, "keyEncoding");
             Builder<Row> rows = new Builder<>(bootstrapServers, topic,
-                    b -> new RowRecords(b.topic, schema, format, keys, keyEncoding, headersField, b.idHeader));
+                    b -> new RowRecords(b.topic, schema, format, keys, keyEncoding, headersField, b.idHeader,
+                            b.writeMode));
             rows.properties.putAll(properties);
             rows.transactionTimeout = transactionTimeout;
             rows.transactionalIdPrefix = transactionalIdPrefix;
             rows.controlTopic = controlTopic;
             rows.key = key;
             rows.idHeader = idHeader;
+            rows.writeMode = writeMode;
             return rows;
+        }
+
+        /**
+         * {@link KafkaWriteMode#UPSERT}: rows keyed by their schema's primary key, deletes as
+         * tombstones, for a changelog input (CHG-4). Rows only; the default appends.
+         */
+        public Builder<T> writeMode(KafkaWriteMode value) {
+            this.writeMode = Objects.requireNonNull(value, "writeMode");
+            return this;
         }
 
         /** Kafka transaction timeout; at least 1 s and at most the brokers' {@code transaction.max.timeout.ms}. */
@@ -151,6 +163,9 @@ public final class KafkaSink {
                 throw new IllegalArgumentException("control-topic is one topic; it cannot contain a {placeholder}");
             }
             KafkaRecords<T> made = records.apply(this);
+            if (made instanceof EventRecords && writeMode == KafkaWriteMode.UPSERT) {
+                throw new IllegalArgumentException("write-mode upsert applies to rows with a primary key, not events");
+            }
             if (made instanceof RowRecords && key != null) {
                 throw new IllegalArgumentException("key applies to events; for rows, name the key's fields with "
                         + "key-fields");

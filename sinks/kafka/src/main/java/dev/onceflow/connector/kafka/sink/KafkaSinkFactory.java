@@ -71,6 +71,14 @@ public final class KafkaSinkFactory implements SinkFactory {
                     + "(compacted, one partition) if missing. Default <transactional-id-prefix>-checkpoints, or "
                     + "<job>-<sink uid>-checkpoints without a prefix.");
 
+    public static final Option<KafkaWriteMode> WRITE_MODE = Option.enumOption("write-mode", KafkaWriteMode.class)
+            .defaultValue(KafkaWriteMode.APPEND)
+            .description("append: every row is a record, and an update or delete fails the job. upsert: for a "
+                    + "changelog into a compacted topic; the record key is the input's primary key (key-encoding "
+                    + "applies), an insert or update writes the row as the value, a delete a tombstone (no value) "
+                    + "for its key, an update's old content nothing. Needs a primary key and a format that is not a "
+                    + "changelog (json, avro ...); works in every mode.");
+
     public static final Option<RecordKey> KEY = Option.enumOption("key", RecordKey.class)
             .description("Events: the Kafka record key is the event's KEY (the default for events), its ID, or NONE. "
                     + "For other rows use key-fields.");
@@ -122,10 +130,16 @@ public final class KafkaSinkFactory implements SinkFactory {
 
     @Override
     public List<Option<?>> options() {
-        List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPIC, MODE, TRANSACTIONAL_ID_PREFIX,
-                TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, KEY_FIELDS, KEY_ENCODING, HEADERS_FIELD, ID_HEADER));
+        List<Option<?>> options = new ArrayList<>(List.of(BOOTSTRAP_SERVERS, TOPIC, MODE, WRITE_MODE,
+                TRANSACTIONAL_ID_PREFIX, TRANSACTION_TIMEOUT, CONTROL_TOPIC, KEY, KEY_FIELDS, KEY_ENCODING, HEADERS_FIELD, ID_HEADER));
         options.addAll(PROPERTIES);
         return options;
+    }
+
+    /** Upsert write mode keys records by primary key and deletes by tombstone (CHG-4). */
+    @Override
+    public boolean acceptsChanges(OptionValues options) {
+        return options.get(WRITE_MODE) == KafkaWriteMode.UPSERT;
     }
 
     /** Event lines, as every job wrote before rows, unless the job file names a format. */
@@ -155,11 +169,19 @@ public final class KafkaSinkFactory implements SinkFactory {
                     + "at the start of each file, but Kafka records are not files and have none; remove the format's "
                     + "header option");
         }
-        List<String> keyFields = keyFields(options, input);
+        KafkaWriteMode writeMode = options.get(WRITE_MODE);
+        if (writeMode == KafkaWriteMode.UPSERT && options.getOptional(KEY).isPresent()) {
+            throw new OptionException(OWNER + ": write-mode upsert keys each record by the primary key, and option "
+                    + "'key' chooses another; remove key");
+        }
+        // upsert: no key-fields stands for the primary key, which RowRecords checks them against
+        List<String> keyFields = writeMode == KafkaWriteMode.UPSERT && options.getOptional(KEY_FIELDS).isEmpty()
+                ? List.of() : keyFields(options, input);
         try {
             return RowSink.ofRows(configured(options)
                     .rows(input, format, keyFields, options.get(KEY_ENCODING),
-                            options.getOptional(HEADERS_FIELD).orElse(null)).build(options.get(MODE)));
+                            options.getOptional(HEADERS_FIELD).orElse(null))
+                    .writeMode(writeMode).build(options.get(MODE)));
         } catch (IllegalArgumentException e) {
             throw new OptionException(e.getMessage().startsWith(OWNER) ? e.getMessage() : OWNER + ": " + e.getMessage());
         }
@@ -201,6 +223,10 @@ public final class KafkaSinkFactory implements SinkFactory {
         }
         if (options.getOptional(HEADERS_FIELD).isPresent()) {
             throw new OptionException(OWNER + ": option 'headers-field' applies to rows; events have no such field");
+        }
+        if (options.get(WRITE_MODE) == KafkaWriteMode.UPSERT) {
+            throw new OptionException(OWNER + ": write-mode upsert applies to rows with a primary key; a sink of "
+                    + "events appends");
         }
         try {
             KafkaSink.Builder<Event> builder = configured(options);

@@ -2,6 +2,7 @@ package dev.onceflow.connector.kafka.sink;
 
 import java.time.Duration;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * One subtask's idempotent producer without transactions, as the {@link KafkaSinkMode#AT_LEAST_ONCE}
@@ -25,7 +26,10 @@ final class NonTransactionalProducer<T> implements AutoCloseable {
     /** Sends one record; fails if an earlier send failed. */
     void send(T record) {
         errors.check(settings.records().topic());
-        producer.send(converter.toRecord(record), errors);
+        ProducerRecord<byte[], byte[]> converted = converter.toRecord(record);
+        if (converted != null) {
+            producer.send(converted, errors);
+        }
     }
 
     /** Waits until every record sent so far is acknowledged, and fails if one was not. */

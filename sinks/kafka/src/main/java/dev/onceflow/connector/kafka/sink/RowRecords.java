@@ -6,6 +6,7 @@ import dev.onceflow.spi.format.RowEncoder;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.RowSerializer;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.row.TextValues;
@@ -20,7 +21,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Turns rows into Kafka records: the value is the row in the sink's format, the key is made of
- * the key fields ({@link KeyEncoding}), and the topic may take fields' values
+ * the key fields ({@link KeyEncoding}; in {@link KafkaWriteMode#UPSERT} the primary key, a delete
+ * a tombstone and an update's before-image no record), and the topic may take fields' values
  * ({@link TopicTemplate}), and the headers may come from a map field, which the value then leaves
  * out. Everything is checked against the input schema when the job is built,
  * so a writer only fails on a value (a null topic field), naming the record. Immutable.
@@ -35,6 +37,7 @@ final class RowRecords implements KafkaRecords<Row> {
     private final Schema keySchema;
     private final String idHeader;
     private final int idPosition;
+    private final KafkaWriteMode writeMode;
     /** The position of the headers field, or -1. */
     private final int headersPosition;
     /** The fields of the value: the input's, less the headers field. */
@@ -45,13 +48,18 @@ final class RowRecords implements KafkaRecords<Row> {
      * @param headersField a map field whose entries are the headers, left out of the value; or
      *     {@code null} for none
      * @param idHeader a header carrying field {@code id}'s text, or {@code null} for none
+     * @param writeMode {@code UPSERT}: {@code keyFields} empty or the primary key's fields
      * @throws OptionException with one line naming what does not fit the schema or the format
      */
     RowRecords(String topic, Schema schema, Format format, List<String> keyFields, KeyEncoding keyEncoding,
-            String headersField, String idHeader) {
+            String headersField, String idHeader, KafkaWriteMode writeMode) {
         this.schema = Objects.requireNonNull(schema, "schema");
         this.format = Objects.requireNonNull(format, "format");
         this.keyEncoding = Objects.requireNonNull(keyEncoding, "keyEncoding");
+        this.writeMode = Objects.requireNonNull(writeMode, "writeMode");
+        if (writeMode == KafkaWriteMode.UPSERT) {
+            keyFields = upsertKey(schema, format, keyFields);
+        }
         try {
             this.topic = TopicTemplate.parse(topic, schema);
         } catch (IllegalArgumentException e) {
@@ -65,8 +73,8 @@ final class RowRecords implements KafkaRecords<Row> {
         }
         this.keySchema = keys.isEmpty() ? null : Schema.of(keys, List.of());
         if (keyEncoding == KeyEncoding.TEXT && keys.size() > 1) {
-            throw new OptionException("option 'key-fields' names " + keys.size() + " fields, and key-encoding text "
-                    + "writes one; use key-encoding: format to encode them together in the sink's format");
+            throw new OptionException((writeMode == KafkaWriteMode.UPSERT ? "the primary key has " : "option "
+                    + "'key-fields' names ") + keys.size() + " fields, and key-encoding text writes one; use key-encoding: format to encode them together in the sink's format");
         }
         if (keyEncoding == KeyEncoding.TEXT && keys.size() == 1 && keys.get(0).type().isNested()) {
             throw new OptionException("key field '" + keys.get(0).name() + "' is a "
@@ -99,6 +107,29 @@ final class RowRecords implements KafkaRecords<Row> {
         }
     }
 
+    /**
+     * The record key of upsert mode: the primary key, so that a compacted topic keeps one record
+     * per row (CHG-4). Another key would spread one row's changes over keys.
+     */
+    private static List<String> upsertKey(Schema schema, Format format, List<String> keyFields) {
+        List<String> primaryKey = schema.primaryKey();
+        if (primaryKey.isEmpty()) {
+            throw new OptionException("write-mode upsert keys each record by the input's primary key, and the input "
+                    + "has none (fields: " + String.join(", ", schema.names()) + "); declare a primary-key in the "
+                    + "source's schema, or use write-mode append");
+        }
+        if (!keyFields.isEmpty() && !keyFields.equals(primaryKey)) {
+            throw new OptionException("write-mode upsert keys each record by the primary key (" + String.join(", ",
+                    primaryKey) + "), and option 'key-fields' says " + String.join(", ", keyFields)
+                    + "; remove key-fields");
+        }
+        if (format.producesChanges()) {
+            throw new OptionException("write-mode upsert writes each row's content as the record value, and format '"
+                    + format.identifier() + "' writes change events; use a format such as json, or write-mode append");
+        }
+        return primaryKey;
+    }
+
     private int fieldPosition(String name, String what) {
         int position = schema.indexOf(name);
         if (position < 0) {
@@ -122,20 +153,36 @@ final class RowRecords implements KafkaRecords<Row> {
         RowEncoder values = format.createEncoder(valueSchema);
         RowEncoder keys = keySchema != null && keyEncoding == KeyEncoding.FORMAT ? format.createEncoder(keySchema) : null;
         return row -> {
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic.resolve(row, () -> describe(row)),
-                    key(row, keys), values.encode(headersPosition < 0 ? row : value(row)));
-            if (headersPosition >= 0 && row.get(headersPosition) != null) {
-                DataType valueType = schema.field(headersPosition).type().valueType();
-                ((Map<?, ?>) row.get(headersPosition)).forEach((name, value) -> record.headers().add((String) name,
-                        value == null ? null : text(valueType, value)));
+            if (row.kind() != RowKind.INSERT && writeMode == KafkaWriteMode.APPEND) {
+                // CHG-3: appended, an update is a duplicate and a delete a row that should be gone
+                throw new IllegalArgumentException("sink 'kafka' appends rows, and got a " + row.kind() + " "
+                        + describe(row) + "; use write-mode upsert");
             }
-            if (idHeader != null) {
-                Object id = row.get(idPosition);
-                record.headers().add(idHeader, id == null ? null
-                        : text(schema.field(idPosition).type(), id));
-            }
-            return record;
+            return switch (row.kind()) {
+                // CHG-4: the UPDATE_AFTER of the same key, next, replaces the row
+                case UPDATE_BEFORE -> null;
+                // a tombstone: a reader forgets the key, and compaction drops its earlier records
+                case DELETE -> record(row, keys, null);
+                case INSERT, UPDATE_AFTER -> record(row, keys, values.encode(headersPosition < 0 ? row : value(row)));
+            };
         };
+    }
+
+    /** The record of {@code row}; {@code value} null for a tombstone. */
+    private ProducerRecord<byte[], byte[]> record(Row row, RowEncoder keys, byte[] value) {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic.resolve(row, () -> describe(row)),
+                key(row, keys), value);
+        if (headersPosition >= 0 && row.get(headersPosition) != null) {
+            DataType valueType = schema.field(headersPosition).type().valueType();
+            ((Map<?, ?>) row.get(headersPosition)).forEach((name, header) -> record.headers().add((String) name,
+                    header == null ? null : text(valueType, header)));
+        }
+        if (idHeader != null) {
+            Object id = row.get(idPosition);
+            record.headers().add(idHeader, id == null ? null
+                    : text(schema.field(idPosition).type(), id));
+        }
+        return record;
     }
 
     /** The row less its headers field. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +54,10 @@ final class WriteAheadKafkaWriter<T> implements WriteAheadWriter<T> {
         try {
             producer.beginTransaction();
             for (T record : values) {
-                producer.send(converter.toRecord(record), sendErrors);
+                ProducerRecord<byte[], byte[]> converted = converter.toRecord(record);
+                if (converted != null) {
+                    producer.send(converted, sendErrors);
+                }
             }
             producer.send(ControlMarkers.marker(controlTopic, prefix, subtaskIndex, checkpointId), sendErrors);
             producer.flush();

@@ -18,6 +18,7 @@ import dev.onceflow.spi.record.EventRows;
 import dev.onceflow.spi.row.DataType;
 import dev.onceflow.spi.row.Field;
 import dev.onceflow.spi.row.Row;
+import dev.onceflow.spi.row.RowKind;
 import dev.onceflow.spi.row.Schema;
 import dev.onceflow.spi.sink.AtLeastOnceSink;
 import dev.onceflow.spi.sink.AtLeastOnceWriter;
@@ -284,5 +285,134 @@ class KafkaRowSinkTest {
                 .isInstanceOf(OptionException.class).hasMessage("sink 'kafka': topic 't-{regoin}' names {regoin}, "
                         + "which is not a field of the input (fields: order_id, customer, region, amount, placed_at, "
                         + "note)");
+    }
+
+    /** The rows of a changelog of keys 1, 2 and 3: 1 inserted and updated, 2 inserted and deleted, 3 inserted. */
+    private static List<Row> changes() {
+        return List.of(order(1, "c-1", "eu", "1.00", "v1"), order(2, "c-2", "us", "2.00", "v1"),
+                order(1, "c-1", "eu", "1.00", "v1").withKind(RowKind.UPDATE_BEFORE),
+                order(1, "c-1", "eu", "1.50", "v2").withKind(RowKind.UPDATE_AFTER),
+                order(2, "c-2", "us", "2.00", "v1").withKind(RowKind.DELETE), order(3, "c-3", "eu", "3.00", "v1"));
+    }
+
+    /** Each record of {@code topic} as "key=value", the value "null" for a tombstone. */
+    private static List<String> keysAndValues(String topic) {
+        return readCommittedRecords(broker, topic).stream().map(record -> new String(record.key(),
+                StandardCharsets.UTF_8) + "=" + (record.value() == null ? "null"
+                : new String(record.value(), StandardCharsets.UTF_8))).toList();
+    }
+
+    private static final List<String> UPSERTS = List.of(
+            "1={\"order_id\":1,\"customer\":\"c-1\",\"region\":\"eu\",\"amount\":1.00,"
+                    + "\"placed_at\":\"2026-12-06T10:00:01.001Z\",\"note\":\"v1\"}",
+            "2={\"order_id\":2,\"customer\":\"c-2\",\"region\":\"us\",\"amount\":2.00,"
+                    + "\"placed_at\":\"2026-12-06T10:00:02.002Z\",\"note\":\"v1\"}",
+            "1={\"order_id\":1,\"customer\":\"c-1\",\"region\":\"eu\",\"amount\":1.50,"
+                    + "\"placed_at\":\"2026-12-06T10:00:01.001Z\",\"note\":\"v2\"}",
+            "2=null",
+            "3={\"order_id\":3,\"customer\":\"c-3\",\"region\":\"eu\",\"amount\":3.00,"
+                    + "\"placed_at\":\"2026-12-06T10:00:03.003Z\",\"note\":\"v1\"}");
+
+    /** CHG-4: keyed by the primary key, inserts and updates as the row, a delete a tombstone, no before-image. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void required_chg4_upsertWritesEachChangeAsTheRecordOfItsPrimaryKeyExactlyOnce() throws Exception {
+        String topic = newTopic(broker, 1);
+        var sink = (TwoPhaseCommitSink<Row, KafkaTransaction>) rowSink(ORDERS, format(new JsonFormatFactory()),
+                Map.of("topic", topic, "write-mode", "upsert", "transactional-id-prefix", topic));
+        try (TransactionalWriter<Row, KafkaTransaction> writer = sink.createWriter(context(topic, 0, 1, 1, null))) {
+            writer.abortLingering();
+            KafkaTransaction open = writer.beginTransaction(1);
+            for (Row row : changes()) {
+                writer.write(open, row);
+            }
+            writer.commit(writer.preCommit(open));
+        }
+        assertThat(keysAndValues(topic)).containsExactlyElementsOf(UPSERTS);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void required_chg4_upsertWritesTheSameRecordsAtLeastOnce() throws Exception {
+        String topic = newTopic(broker, 1);
+        var sink = (AtLeastOnceSink<Row>) rowSink(ORDERS, format(new JsonFormatFactory()),
+                Map.of("topic", topic, "write-mode", "upsert", "mode", "at-least-once"));
+        try (AtLeastOnceWriter<Row> writer = sink.createWriter(context(topic, 0, 1, 1, null))) {
+            for (Row row : changes()) {
+                writer.write(row);
+            }
+            writer.flush();
+        }
+        assertThat(keysAndValues(topic)).containsExactlyElementsOf(UPSERTS);
+    }
+
+    /** CHG-2: the write-ahead mode keeps a delete a delete in the checkpoint, so it is replayed as a tombstone. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theWriteAheadModeKeepsEachRowsKindInTheCheckpoint() throws Exception {
+        var sink = (GenericWriteAheadSink<Row>) rowSink(ORDERS, format(new JsonFormatFactory()),
+                Map.of("topic", "out", "mode", "write-ahead", "write-mode", "upsert"));
+        var serializer = sink.recordSerializer();
+        for (Row row : changes()) {
+            Row read = serializer.deserialize(serializer.version(), serializer.serialize(row));
+            assertThat(read).isEqualTo(row);
+            assertThat(read.kind()).isEqualTo(row.kind());
+        }
+    }
+
+    /** CHG-3: a change that reaches an appending sink fails the write naming the sink, the kind and the key. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void required_chg3_anAppendingSinkFailsOnAChangeNamingIt() throws Exception {
+        String topic = newTopic(broker, 1);
+        var sink = (AtLeastOnceSink<Row>) rowSink(ORDERS, format(new JsonFormatFactory()),
+                Map.of("topic", topic, "key-fields", "order_id", "mode", "at-least-once"));
+        try (AtLeastOnceWriter<Row> writer = sink.createWriter(context(topic, 0, 1, 1, null))) {
+            writer.write(order(1, "c-1", "eu", "1.00", "v1"));
+            assertThatThrownBy(() -> writer.write(order(1, "c-1", "eu", "1.00", "v1").withKind(RowKind.DELETE)))
+                    .hasMessage("sink 'kafka' appends rows, and got a DELETE record with key order_id=1; use "
+                            + "write-mode upsert");
+            writer.flush();
+        }
+        assertThat(readCommittedRecords(broker, topic)).hasSize(1);
+    }
+
+    @Test
+    void upsertIsRefusedInOneLineWhereItCannotKeyByThePrimaryKey() {
+        Format json = format(new JsonFormatFactory());
+        Schema noKey = Schema.of(ORDERS.fields(), List.of());
+        assertThatThrownBy(() -> rowSink(noKey, json, Map.of("topic", "t", "write-mode", "upsert")))
+                .isInstanceOf(OptionException.class).hasMessage("sink 'kafka': write-mode upsert keys each record by "
+                        + "the input's primary key, and the input has none (fields: order_id, customer, region, "
+                        + "amount, placed_at, note); declare a primary-key in the source's schema, or use write-mode "
+                        + "append");
+        assertThatThrownBy(() -> rowSink(ORDERS, json, Map.of("topic", "t", "write-mode", "upsert",
+                "key-fields", "customer")))
+                .isInstanceOf(OptionException.class).hasMessage("sink 'kafka': write-mode upsert keys each record by "
+                        + "the primary key (order_id), and option 'key-fields' says customer; remove key-fields");
+        assertThatThrownBy(() -> rowSink(ORDERS, json, Map.of("topic", "t", "write-mode", "upsert", "key", "id")))
+                .isInstanceOf(OptionException.class).hasMessage("sink 'kafka': write-mode upsert keys each record by "
+                        + "the primary key, and option 'key' chooses another; remove key");
+        Schema twoKeys = Schema.of(ORDERS.fields(), List.of("region", "order_id"));
+        assertThatThrownBy(() -> rowSink(twoKeys, json, Map.of("topic", "t", "write-mode", "upsert")))
+                .isInstanceOf(OptionException.class).hasMessageStartingWith("sink 'kafka': the primary key has 2 "
+                        + "fields, and key-encoding text writes one; use key-encoding: format");
+        assertThat(rowSink(ORDERS, json, Map.of("topic", "t", "write-mode", "upsert", "key-fields", "order_id")))
+                .as("key-fields naming the primary key").isNotNull();
+        assertThat(rowSink(twoKeys, json, Map.of("topic", "t", "write-mode", "upsert", "key-encoding", "format")))
+                .as("a composite primary key encoded in the format").isNotNull();
+        assertThatThrownBy(() -> factory.createSink(OptionValues.validate("sink 'kafka'", Map.of("bootstrap-servers",
+                "127.0.0.1:9092", "topic", "t", "write-mode", "upsert"), factory.options())))
+                .isInstanceOf(OptionException.class).hasMessage("sink 'kafka': write-mode upsert applies to rows with "
+                        + "a primary key; a sink of events appends");
+    }
+
+    @Test
+    void onlyTheUpsertWriteModeAcceptsAChangelog() {
+        Map<String, String> base = Map.of("bootstrap-servers", "127.0.0.1:9092", "topic", "t");
+        Map<String, String> upsert = new HashMap<>(base);
+        upsert.put("write-mode", "upsert");
+        assertThat(factory.acceptsChanges(OptionValues.validate("sink 'kafka'", upsert, factory.options()))).isTrue();
+        assertThat(factory.acceptsChanges(OptionValues.validate("sink 'kafka'", base, factory.options()))).isFalse();
     }
 }
