@@ -81,7 +81,7 @@ class PostgresCdcRefusalsTest {
     void anAppendingSinkIsRefused() throws Exception {
         assertRefused(server, "keyed", "slot: free_slot", "append",
                 "sink 'jdbc' appends rows, and its input is a changelog with updates and deletes; use a sink that "
-                        + "writes by primary key (jdbc with write-mode: upsert)");
+                        + "writes by primary key (jdbc or kafka with write-mode: upsert)");
     }
 
     private void assertRefused(EmbeddedPostgresServer on, String table, String extraOption, String sink, String line)
